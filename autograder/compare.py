@@ -1,0 +1,148 @@
+"""Compare a learner's tensor with a reference and name the autograd mistake behind a difference.
+
+``diagnose(received, expected)`` returns a :class:`Diagnosis` whose ``kind`` is one of:
+
+=============  =============================================================================
+``ok``         equal within the dtype's tolerance
+``none``       ``None`` where a tensor was expected (a ``.grad`` that was never populated)
+``type``       not a tensor at all
+``attached``   still part of a graph (``requires_grad``) where a plain number/tensor was asked for
+``shape``      shape, ``dtype`` or ``device`` differ (kinds ``shape``, ``dtype``, ``device``)
+``zeros``      all zeros where the reference is not: the graph was cut
+``sign``       exactly the negative of the reference
+``multiple``   k times the reference, k = 2, 3, ...: gradients accumulated (not zeroed), or a
+               loss summed where a mean was meant
+``fraction``   1/k of the reference: divided twice, or a mean where a sum was meant
+``mismatch``   different in some other way; the relative error is reported
+=============  =============================================================================
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+__all__ = ["Diagnosis", "diagnose", "tolerances", "NONE_GRAD_CAUSES"]
+
+# rtol, atol per dtype: the defaults of torch.testing.assert_close (PyTorch docs, torch.testing).
+_TOLERANCES = {
+    torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5), torch.float32: (1.3e-6, 1e-5),
+    torch.float64: (1e-7, 1e-7), torch.complex64: (1.3e-6, 1e-5), torch.complex128: (1e-7, 1e-7),
+}
+
+NONE_GRAD_CAUSES = (
+    "backward() has not been called yet (or .grad was reset to None by zero_grad())",
+    "the tensor is not a leaf: call .retain_grad() on it before backward(), or use a hook",
+    "it has requires_grad=False (set it with requires_grad=True or .requires_grad_())",
+    "it was moved or cast after requires_grad=True (x.to(...), x.double(), x * 1 give a non-leaf)",
+    "the loss does not depend on it, or the path was cut by detach(), .data or torch.no_grad()",
+)
+
+
+def tolerances(dtype: torch.dtype) -> tuple[float, float]:
+    """``(rtol, atol)`` used for ``dtype``; integer and bool dtypes compare exactly, (0, 0)."""
+    return _TOLERANCES.get(dtype, (0.0, 0.0))
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """The outcome of a comparison: ``ok``, the ``kind`` of difference (see module docstring), a
+    learner-facing ``message``, the relative error ``max|r - e| / max|e|`` (``None`` when the
+    values could not be compared) and, for ``multiple``/``fraction``/``sign``, the ``factor``
+    received / expected."""
+
+    ok: bool
+    kind: str
+    message: str
+    rel_error: float | None = None
+    factor: float | None = None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _rel_error(r: torch.Tensor, e: torch.Tensor) -> float:
+    scale = e.abs().max().item() if e.numel() else 0.0
+    diff = (r - e).abs().max().item() if e.numel() else 0.0
+    return diff / scale if scale > 0 else diff
+
+
+def _scale_factor(r: torch.Tensor, e: torch.Tensor, rtol: float, atol: float) -> float | None:
+    """The s with r == s * e within tolerance (least squares), or None if no single s fits."""
+    ee = (e * e).sum().item()
+    if ee == 0:
+        return None
+    s = (r * e).sum().item() / ee
+    if torch.allclose(r, s * e, rtol=max(rtol, 1e-5), atol=max(atol, 1e-6) * max(1.0, abs(s))):
+        return s
+    return None
+
+
+def _whole(s: float) -> int | None:
+    k = round(s)
+    return k if k != 0 and abs(s - k) <= 1e-3 * abs(k) else None
+
+
+def diagnose(received, expected: torch.Tensor, name: str = "value",
+             rtol: float | None = None, atol: float | None = None,
+             allow_graph: bool = False) -> Diagnosis:
+    """Compare ``received`` with ``expected`` and explain any difference in autograd terms.
+
+    Args:
+        received: what the learner produced: a tensor, a Python number, ``None`` or anything else.
+        expected: the reference tensor (any shape, floating or integer dtype, any device).
+        name: how to call the value in messages (``"w.grad"``).
+        rtol, atol: override the dtype's tolerances (:func:`tolerances`).
+        allow_graph: accept a received tensor that still requires grad (by default a value still
+            attached to a graph is reported, since checks ask for plain values).
+
+    Returns:
+        A :class:`Diagnosis`; this function does not raise for any ``received``.
+    """
+    expected = expected.detach()
+    if received is None:
+        causes = "\n".join(f"  - {c}" for c in NONE_GRAD_CAUSES)
+        return Diagnosis(False, "none", f"{name} is None. Likely causes:\n{causes}")
+    if isinstance(received, (int, float, bool)) and expected.numel() == 1:
+        received = torch.tensor(received, dtype=expected.dtype, device=expected.device)
+    if not isinstance(received, torch.Tensor):
+        return Diagnosis(False, "type", f"{name} should be a tensor of shape {tuple(expected.shape)},"
+                                        f" got a {type(received).__name__}.")
+    if received.requires_grad and not allow_graph:
+        where = f"grad_fn={type(received.grad_fn).__name__}" if received.grad_fn else "a leaf"
+        return Diagnosis(False, "attached",
+                         f"{name} is still attached to the autograd graph ({where}, requires_grad="
+                         "True). Return a plain value: .detach() (or .item() for a number).")
+    for kind, got, want in (("shape", tuple(received.shape), tuple(expected.shape)),
+                            ("dtype", received.dtype, expected.dtype),
+                            ("device", received.device, expected.device)):
+        if got != want:
+            return Diagnosis(False, kind, f"{name} has {kind} {got}, expected {want}.")
+    r, e = received.detach(), expected
+    if not r.is_floating_point() and not r.is_complex():
+        same = torch.equal(r, e)
+        return Diagnosis(same, "ok" if same else "mismatch",
+                         f"{name} is correct." if same else f"{name} differs from the expected values.")
+    default_rtol, default_atol = tolerances(e.dtype)
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    rel = _rel_error(r, e)
+    if torch.allclose(r, e, rtol=rtol, atol=atol, equal_nan=True):
+        return Diagnosis(True, "ok", f"{name} is correct (relative error {rel:.1e}).", rel)
+    if not bool(r.any()) and bool(e.any()):
+        return Diagnosis(False, "zeros", f"{name} is all zeros but should not be: the graph was cut"
+                         " between the loss and this tensor (detach(), .data, no_grad, or a"
+                         " non-differentiable op such as argmax, round or a comparison).", rel)
+    s = _scale_factor(r, e, rtol, atol)
+    if s is not None and _whole(s) == -1:
+        return Diagnosis(False, "sign", f"{name} has the opposite sign of the expected value: check"
+                         " the sign of the loss or of the chain-rule factor.", rel, s)
+    if s is not None and (k := _whole(s)) and k >= 2:
+        return Diagnosis(False, "multiple", f"{name} is exactly {k}x the expected value: gradients"
+                         " accumulate in .grad, so were they zeroed between backward calls? (Or a"
+                         f" loss was summed where a mean, or divided by {k}, was meant.)", rel, s)
+    if s is not None and abs(s) < 1 and (k := _whole(1 / s)) and k >= 2:
+        return Diagnosis(False, "fraction", f"{name} is exactly 1/{k} of the expected value: divided"
+                         f" by {k} once too often, or a mean taken where a sum was meant.", rel, s)
+    return Diagnosis(False, "mismatch", f"{name} differs from the expected value (relative error"
+                     f" {rel:.1e}, tolerance rtol={rtol:g}, atol={atol:g}).", rel, s)

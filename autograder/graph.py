@@ -1,0 +1,175 @@
+"""Walk a tensor's autograd graph into plain, comparable records.
+
+The graph PyTorch records is made of backward Nodes (``tensor.grad_fn``, instances of
+``torch.autograd.graph.Node``); each Node's ``next_functions`` are the edges to the Nodes that
+produced its inputs, and leaf tensors that require grad end in an ``AccumulateGrad`` Node whose
+``.variable`` is the leaf. Nodes expose what they saved for backward as ``_saved_<name>``
+attributes (see ``torch/csrc/autograd/generated/python_functions.cpp``).
+
+``trace`` turns that into a :class:`Graph` of :class:`NodeRecord` values. Names are given in visit
+order (breadth first from the roots, following ``next_functions`` in order), never from ``id()``,
+so the same code gives the same records and drawings on every run.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+import torch
+
+__all__ = ["SavedTensor", "NodeRecord", "Graph", "trace"]
+
+
+@dataclass(frozen=True)
+class SavedTensor:
+    """One tensor a Node saved for backward.
+
+    ``attr`` is the attribute without its ``_saved_`` prefix (``"self"``, ``"result"``, ``"mat1"``);
+    ``shape`` a tuple of ints; ``dtype`` e.g. ``"float32"``; ``nbytes`` the tensor's own bytes
+    (numel x element size, not its storage); ``version`` its version counter now; ``freed`` is
+    True when backward already released it (then shape/dtype are unknown and nbytes is 0).
+    """
+
+    attr: str
+    shape: tuple[int, ...] = ()
+    dtype: str = ""
+    nbytes: int = 0
+    version: int = 0
+    freed: bool = False
+
+    def __str__(self) -> str:
+        if self.freed:
+            return f"{self.attr}: freed"
+        shape = "x".join(map(str, self.shape)) or "scalar"
+        return f"{self.attr}: {self.dtype}[{shape}] {self.nbytes} B v{self.version}"
+
+
+@dataclass(frozen=True)
+class NodeRecord:
+    """One backward Node: its stable ``name``, its ``kind`` (class name, e.g. ``"MulBackward0"``),
+    the names of the Nodes it sends gradients to (``next``, in ``next_functions`` order, ``None``
+    edges skipped), its saved tensors, and for ``AccumulateGrad`` the leaf it writes ``.grad`` to
+    (``leaf``: the name given in ``trace(names=...)`` or ``"leaf[2x3]"``)."""
+
+    name: str
+    kind: str
+    next: tuple[str, ...] = ()
+    saved: tuple[SavedTensor, ...] = ()
+    leaf: str | None = None
+
+    @property
+    def saved_bytes(self) -> int:
+        """Bytes of this Node's saved tensors, each counted once per tensor (not per storage)."""
+        return sum(s.nbytes for s in self.saved)
+
+
+@dataclass(frozen=True)
+class Graph:
+    """A traced autograd graph: ``nodes`` in visit order and ``roots`` (names of the Nodes of
+    the traced tensors; a tensor without ``grad_fn`` has no root)."""
+
+    nodes: tuple[NodeRecord, ...]
+    roots: tuple[str, ...] = field(default=())
+
+    @property
+    def edges(self) -> tuple[tuple[str, str], ...]:
+        """(consumer, producer) pairs: gradient flows from consumer to producer."""
+        return tuple((n.name, m) for n in self.nodes for m in n.next)
+
+    def __getitem__(self, name: str) -> NodeRecord:
+        for node in self.nodes:
+            if node.name == name:
+                return node
+        raise KeyError(name)
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def counts(self) -> dict[str, int]:
+        """Number of Nodes of each kind, e.g. ``{"MulBackward0": 2, "AccumulateGrad": 1}``."""
+        return dict(Counter(n.kind for n in self.nodes))
+
+    def table(self) -> str:
+        """The graph as a fixed-width text table (one row per Node), for terminals, screen
+        readers and machines without Graphviz."""
+        rows = [("node", "sends grad to", "saved for backward")]
+        for n in self.nodes:
+            target = ", ".join(n.next) or (f"-> {n.leaf}.grad" if n.leaf else "-")
+            saved = "; ".join(map(str, n.saved)) or "-"
+            rows.append((n.name, target, saved))
+        widths = [max(len(r[i]) for r in rows) for i in range(2)]
+        return "\n".join(f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c}".rstrip() for a, b, c in rows)
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def _saved_tensors(node) -> tuple[SavedTensor, ...]:
+    saved = []
+    for attr in sorted(a for a in dir(node) if a.startswith("_saved_")):
+        try:
+            value = getattr(node, attr)
+        except RuntimeError:  # "... access saved tensors after they have already been freed"
+            saved.append(SavedTensor(attr[len("_saved_"):], freed=True))
+            continue
+        values = value if isinstance(value, (tuple, list)) else [value]
+        for i, t in enumerate(v for v in values if isinstance(v, torch.Tensor)):
+            label = attr[len("_saved_"):] + (f"[{i}]" if isinstance(value, (tuple, list)) else "")
+            saved.append(SavedTensor(label, tuple(t.shape), str(t.dtype).replace("torch.", ""),
+                                     t.numel() * t.element_size(), t._version))
+    return tuple(saved)
+
+
+def _leaf_name(variable: torch.Tensor, names: Mapping[str, torch.Tensor]) -> str:
+    for name, tensor in names.items():
+        if tensor is variable:
+            return name
+    return "leaf[" + "x".join(map(str, variable.shape)) + "]"
+
+
+def trace(tensors: torch.Tensor | Iterable[torch.Tensor],
+          names: Mapping[str, torch.Tensor] | None = None) -> Graph:
+    """Walk the graph behind ``tensors`` into a :class:`Graph`.
+
+    Args:
+        tensors: a tensor or several (any shape, dtype, device). Tensors without ``grad_fn``
+            (leaves, results computed under ``no_grad``) contribute no Nodes.
+        names: optional ``{"w": w, ...}`` so ``AccumulateGrad`` Nodes show which leaf they feed.
+
+    Returns:
+        A :class:`Graph`. Each Node is named ``kind`` the first time its kind is met and
+        ``kind.2``, ``kind.3`` ... after that, in breadth-first visit order.
+
+    Raises:
+        TypeError: if ``tensors`` holds something that is not a tensor.
+    """
+    roots = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
+    for t in roots:
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"trace() takes tensors, got {type(t).__name__}")
+    names = dict(names or {})
+    order, seen, queue = [], {}, [t.grad_fn for t in roots if t.grad_fn is not None]
+    while queue:  # breadth first; `seen` is keyed by the Node object only while we walk
+        node = queue.pop(0)
+        if node in seen:
+            continue
+        seen[node] = None
+        order.append(node)
+        queue.extend(nxt for nxt, _ in node.next_functions if nxt is not None)
+    kinds: Counter[str] = Counter()
+    label = {}
+    for node in order:
+        kind = type(node).__name__
+        kinds[kind] += 1
+        label[node] = kind if kinds[kind] == 1 else f"{kind}.{kinds[kind]}"
+    records = []
+    for node in order:
+        leaf = getattr(node, "variable", None)
+        records.append(NodeRecord(
+            name=label[node], kind=type(node).__name__,
+            next=tuple(label[n] for n, _ in node.next_functions if n is not None),
+            saved=_saved_tensors(node),
+            leaf=_leaf_name(leaf, names) if isinstance(leaf, torch.Tensor) else None))
+    root_names = tuple(dict.fromkeys(label[t.grad_fn] for t in roots if t.grad_fn is not None))
+    return Graph(tuple(records), root_names)

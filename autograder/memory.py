@@ -1,0 +1,163 @@
+"""Measure the memory an autograd graph keeps: bytes saved for backward, and CUDA allocator figures.
+
+NOTE [ How saved bytes are counted ]
+  1. Every tensor autograd saves for backward while the meter is active passes through a
+     ``torch.autograd.graph.saved_tensors_hooks`` pack hook (PyTorch docs, "Hooks for saved
+     tensors"). We wrap it in a small object; autograd holds that object until backward frees the
+     saved tensors (or until the graph itself is garbage), and then our object dies too.
+  2. Bytes are counted per *storage*, once: ``y = x.sigmoid(); z = y * y`` saves ``y`` twice and
+     ``x[:2]`` is a view of ``x``'s storage, yet each storage costs its bytes only once. The figure
+     is ``untyped_storage().nbytes()``: what is really kept alive, even through a small view.
+  3. Storages of tensors in ``exclude`` (typically ``model.parameters()``) are not counted: they
+     live anyway, whatever the graph does.
+  4. Only the graph built inside the ``with`` block is seen; saved tensors of non-reentrant
+     activation checkpointing are packed by checkpoint's own inner hooks and never reach ours,
+     which is exactly the memory checkpointing saves.
+All figures are ``int`` bytes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+import torch
+
+__all__ = ["SavedTensorMeter", "measure_saved", "CudaMemory", "cuda_memory"]
+
+
+class _Packed:
+    """What autograd holds instead of a saved tensor while the meter counts it (NOTE 1)."""
+
+    __slots__ = ("tensor", "key", "meter")
+
+    def __init__(self, tensor: torch.Tensor, key, meter: "SavedTensorMeter"):
+        self.tensor, self.key, self.meter = tensor, key, meter
+
+    def __del__(self):
+        self.meter._release(self.key)
+
+
+class SavedTensorMeter:
+    """Context manager counting the bytes a graph saves for backward (see NOTE above).
+
+    Attributes (all ``int``, bytes unless said):
+        alive_bytes: saved bytes still held by graphs now (drops when backward frees them).
+        peak_bytes: the largest ``alive_bytes`` seen since entering.
+        packed_tensors: number of tensors autograd saved (a count, not bytes).
+
+    Example::
+
+        with SavedTensorMeter(exclude=model.parameters()) as meter:
+            loss = model(x).sum()
+        meter.alive_bytes   # activations the graph holds
+        loss.backward()
+        meter.alive_bytes   # 0: backward freed them
+    """
+
+    def __init__(self, exclude: Iterable[torch.Tensor] = ()):
+        self._excluded = {self._key(t) for t in exclude}
+        self._live: dict = {}  # storage key -> [number of packed references, bytes]
+        self.alive_bytes = self.peak_bytes = self.packed_tensors = 0
+        self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
+
+    @staticmethod
+    def _key(t: torch.Tensor):
+        # (device, data pointer) names a storage while it is alive; packed tensors keep theirs alive.
+        storage = t.untyped_storage()
+        return (str(t.device), storage.data_ptr(), storage.nbytes())
+
+    def _pack(self, tensor: torch.Tensor):
+        key = self._key(tensor)
+        self.packed_tensors += 1
+        if key in self._excluded or key[2] == 0:
+            return tensor
+        entry = self._live.setdefault(key, [0, key[2]])
+        if entry[0] == 0:
+            self.alive_bytes += key[2]
+            self.peak_bytes = max(self.peak_bytes, self.alive_bytes)
+        entry[0] += 1
+        return _Packed(tensor, key, self)
+
+    @staticmethod
+    def _unpack(packed):
+        return packed.tensor if isinstance(packed, _Packed) else packed
+
+    def _release(self, key) -> None:
+        entry = self._live.get(key)
+        if entry is None:
+            return
+        entry[0] -= 1
+        if entry[0] == 0:
+            self.alive_bytes -= entry[1]
+            del self._live[key]
+
+    def __enter__(self) -> "SavedTensorMeter":
+        self._hooks.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._hooks.__exit__(*exc)
+
+    def __repr__(self) -> str:
+        return (f"SavedTensorMeter(alive_bytes={self.alive_bytes}, peak_bytes={self.peak_bytes}, "
+                f"packed_tensors={self.packed_tensors})")
+
+
+def measure_saved(fn, *args, exclude: Iterable[torch.Tensor] = (), **kwargs):
+    """Run ``fn(*args, **kwargs)`` under a :class:`SavedTensorMeter`.
+
+    Returns:
+        ``(result, meter)``: keep ``result`` alive as long as you want its graph alive; the
+        meter's ``alive_bytes`` right after the call is the bytes the graph saved (``int``).
+    """
+    with SavedTensorMeter(exclude=exclude) as meter:
+        result = fn(*args, **kwargs)
+    return result, meter
+
+
+@dataclass
+class CudaMemory:
+    """CUDA caching-allocator figures of a block, in bytes (``int``), from
+    ``torch.cuda.memory_allocated`` / ``max_memory_allocated`` (PyTorch docs, "CUDA semantics,
+    memory management"). ``available`` is False on machines without CUDA, and then every figure
+    stays 0."""
+
+    available: bool = False
+    before: int = 0
+    after: int = 0
+    peak: int = 0
+
+    @property
+    def delta(self) -> int:
+        """Bytes still allocated after the block that were not before it."""
+        return self.after - self.before
+
+    @property
+    def peak_delta(self) -> int:
+        """Highest allocation during the block above what was allocated when it started."""
+        return self.peak - self.before
+
+
+class cuda_memory:
+    """Context manager: ``with cuda_memory() as m: ...`` then ``m.peak_delta`` (bytes).
+
+    Synchronizes the device before reading, so the figures include work still queued. On a
+    machine without CUDA it does nothing and ``m.available`` is False.
+    """
+
+    def __init__(self, device: int | str | torch.device | None = None):
+        self.device = device
+        self.figures = CudaMemory(available=torch.cuda.is_available())
+
+    def __enter__(self) -> CudaMemory:
+        if self.figures.available:
+            torch.cuda.synchronize(self.device)
+            torch.cuda.reset_peak_memory_stats(self.device)
+            self.figures.before = torch.cuda.memory_allocated(self.device)
+        return self.figures
+
+    def __exit__(self, *exc) -> None:
+        if self.figures.available:
+            torch.cuda.synchronize(self.device)
+            self.figures.after = torch.cuda.memory_allocated(self.device)
+            self.figures.peak = torch.cuda.max_memory_allocated(self.device)

@@ -13,6 +13,9 @@ NOTE [ How saved bytes are counted ]
   4. Only the graph built inside the ``with`` block is seen; saved tensors of non-reentrant
      activation checkpointing are packed by checkpoint's own inner hooks and never reach ours,
      which is exactly the memory checkpointing saves.
+  5. Under saved_tensors_hooks autograd does not compare version counters when it unpacks
+     (an in-place change of a saved tensor would silently give wrong gradients), so the meter
+     does that check itself and raises autograd's own "modified by an inplace operation" error.
 All figures are ``int`` bytes.
 """
 from __future__ import annotations
@@ -28,10 +31,10 @@ __all__ = ["SavedTensorMeter", "measure_saved", "CudaMemory", "cuda_memory"]
 class _Packed:
     """What autograd holds instead of a saved tensor while the meter counts it (NOTE 1)."""
 
-    __slots__ = ("tensor", "key", "meter")
+    __slots__ = ("tensor", "version", "key", "meter")
 
     def __init__(self, tensor: torch.Tensor, key, meter: "SavedTensorMeter"):
-        self.tensor, self.key, self.meter = tensor, key, meter
+        self.tensor, self.version, self.key, self.meter = tensor, tensor._version, key, meter
 
     def __del__(self):
         self.meter._release(self.key)
@@ -76,11 +79,22 @@ class SavedTensorMeter:
             self.alive_bytes += key[2]
             self.peak_bytes = max(self.peak_bytes, self.alive_bytes)
         entry[0] += 1
-        return _Packed(tensor, key, self)
+        # Hold a detached alias: the tensor itself may be an output whose grad_fn holds this very
+        # object, a reference cycle that would keep the graph alive. detach() shares storage and
+        # the version counter, so in-place checks still work.
+        return _Packed(tensor.detach(), key, self)
 
     @staticmethod
     def _unpack(packed):
-        return packed.tensor if isinstance(packed, _Packed) else packed
+        if not isinstance(packed, _Packed):
+            return packed
+        t = packed.tensor
+        if t._version != packed.version:  # NOTE 5: autograd skips this check under hooks
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{t.type()} {list(t.shape)}] is at version {t._version}; "
+                f"expected version {packed.version} instead. (Checked by SavedTensorMeter.)")
+        return t
 
     def _release(self, key) -> None:
         entry = self._live.get(key)

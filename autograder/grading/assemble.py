@@ -1,0 +1,91 @@
+"""Build the notebook that is actually graded: the instructor's source, with the learner's answers.
+
+The source notebook (``solutions/<assignment>/<name>.ipynb``) decides everything that is not an
+answer: test cells (hidden tests included), locked cells, their order and their points. From the
+submission we take only the source of answer cells (nbgrader ``solution`` cells, matched by
+``grade_id``) and any extra code cells the learner added, kept after the cell they followed. So a
+test cell deleted, edited or moved by the learner is graded as the instructor wrote it, and
+points written into the submission never count.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import nbformat
+
+__all__ = ["Question", "questions", "assemble", "grade_id", "is_answer", "is_test"]
+
+
+def _nbgrader(cell) -> dict:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta if isinstance(meta, dict) else {}
+
+
+def grade_id(cell) -> str | None:
+    """The cell's nbgrader ``grade_id``, or None."""
+    value = _nbgrader(cell).get("grade_id")
+    return value if isinstance(value, str) else None
+
+
+def is_answer(cell) -> bool:
+    """True for an nbgrader solution (answer) code cell."""
+    return cell.get("cell_type") == "code" and bool(_nbgrader(cell).get("solution"))
+
+
+def is_test(cell) -> bool:
+    """True for an nbgrader autograded test cell (grade and not solution, code)."""
+    meta = _nbgrader(cell)
+    return cell.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+@dataclass(frozen=True)
+class Question:
+    """A graded test cell of the source: its ``grade_id`` and ``points`` (float)."""
+
+    grade_id: str
+    points: float
+
+
+def questions(source: nbformat.NotebookNode) -> list[Question]:
+    """The test cells of a source notebook, in order, with the points the source gives them."""
+    return [Question(grade_id(c), float(_nbgrader(c).get("points", 0))) for c in source.cells if is_test(c)]
+
+
+def _learner_cells(submission: nbformat.NotebookNode, known: set[str]):
+    """Answer sources by grade_id (the last copy wins) and extra code cells keyed by the known
+    grade_id they follow (None: before any known cell)."""
+    answers: dict[str, str] = {}
+    extras: dict[str | None, list[str]] = {}
+    after = None
+    for cell in submission.get("cells", []):
+        gid = grade_id(cell)
+        if gid in known:
+            after = gid
+            if is_answer(cell):
+                answers[gid] = cell.get("source", "")
+        elif cell.get("cell_type") == "code" and not _nbgrader(cell) and cell.get("source", "").strip():
+            extras.setdefault(after, []).append(cell["source"])
+    return answers, extras
+
+
+def assemble(source: nbformat.NotebookNode, submission: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Return a new notebook to execute: the source's cells (hidden tests kept), answer cells
+    replaced by the learner's answers (a missing answer keeps the release stub:
+    ``raise NotImplementedError()``), learner's extra code cells where they were. Outputs are
+    cleared. Neither argument is modified."""
+    known = {grade_id(c) for c in source.cells if grade_id(c)}
+    answers, extras = _learner_cells(submission, known)
+    graded = copy.deepcopy(source)
+    cells = [nbformat.v4.new_code_cell(s) for s in extras.get(None, [])]
+    for cell in graded.cells:
+        gid = grade_id(cell)
+        if is_answer(cell):
+            cell.source = answers.get(gid, "raise NotImplementedError()  # answer cell missing")
+        cells.append(cell)
+        cells.extend(nbformat.v4.new_code_cell(s) for s in extras.get(gid, []))
+    for cell in cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    graded.cells = cells
+    return graded

@@ -1,0 +1,26 @@
+"""Does the feedback page tell the learner what happened without showing hidden tests?"""
+import nbformat
+
+from autograder.grading.feedback import feedback_html, feedback_notebook
+from autograder.grading.grade_one import grade_notebook
+
+from .conftest import submission_of
+
+
+def graded(source, tmp_path, answer):
+    path = tmp_path / "answer.ipynb"
+    nbformat.write(submission_of(source, answer), path)
+    return grade_notebook(path, source, "ada", "ex01")
+
+
+def test_hidden_tests_and_tracebacks_are_removed(source, tmp_path):
+    """Is neither the hidden test's code nor a traceback in the page, but its message is?"""
+    page = feedback_html(graded(source, tmp_path, "def f():\n    return 2"))
+    assert "assert f() == 1" not in page
+    assert "f() should be 1" in page and "hidden tests ran here" in page
+
+
+def test_summary_gives_score_and_reason(source, tmp_path):
+    """Does the first cell give the score and, per question, why it failed?"""
+    summary = feedback_notebook(graded(source, tmp_path, "def f():\n    return None")).cells[0].source
+    assert "**0 / 2**" in summary and "f returned None" in summary and "ada" in summary

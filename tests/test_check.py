@@ -1,0 +1,70 @@
+"""Do the learner-facing checks pass, fail and explain as a learner needs?"""
+import warnings
+
+import pytest
+import torch
+
+from autograder import check
+
+
+def test_passing_check_prints_ok(capsys):
+    """Does a correct value print one OK line?"""
+    check.tensor(torch.tensor([1.0]), torch.tensor([1.0]), "x.grad")
+    assert capsys.readouterr().out == "OK x.grad\n"
+
+
+def test_failing_check_shows_diagnosis_and_values():
+    """Does a 2x gradient fail with the accumulation hint and both values?"""
+    with pytest.raises(check.CheckFailed, match="exactly 2x") as info:
+        check.tensor(torch.tensor([2.0, 4.0]), torch.tensor([1.0, 2.0]), "x.grad")
+    assert "expected: [1.0, 2.0]" in str(info.value) and "received: [2.0, 4.0]" in str(info.value)
+
+
+def test_hidden_checks_do_not_show_values():
+    """With show_values=False, are the expected values kept out of the message?"""
+    with pytest.raises(check.CheckFailed) as info:
+        check.tensor(torch.tensor([2.0, 4.0]), torch.tensor([1.0, 2.0]), "x.grad", show_values=False)
+    assert "expected:" not in str(info.value)
+
+
+def test_unanswered_question_is_named():
+    """Does a stub that raises NotImplementedError fail as 'not answered yet'?"""
+    def answer():
+        raise NotImplementedError()
+    with pytest.raises(check.CheckFailed, match="not answered yet"):
+        check.call(answer)
+
+
+def test_learner_exception_becomes_one_line():
+    """Is an exception in the learner's code reported by type and first line only?"""
+    def answer():
+        raise RuntimeError("element 0 of tensors does not require grad\nmore")
+    with pytest.raises(check.CheckFailed, match="answer raised RuntimeError: element 0") as info:
+        check.call(answer)
+    assert "more" not in str(info.value)
+
+
+def test_warnings_go_to_stdout_not_stderr(capsys):
+    """Does a PyTorch warning raised by learner code print on stdout, leaving stderr empty?"""
+    def answer():
+        y = torch.ones(1, requires_grad=True) * 2
+        return y.grad  # non-leaf .grad: UserWarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        assert check.call(answer) is None
+    captured = capsys.readouterr()
+    assert "Warning (UserWarning): The .grad attribute of a Tensor that is not a leaf" in captured.out
+    assert captured.err == ""
+
+
+def test_grads_reports_every_wrong_name():
+    """Does check.grads list each wrong or missing gradient?"""
+    with pytest.raises(check.CheckFailed) as info:
+        check.grads({"w": -torch.ones(2)}, {"w": torch.ones(2), "b": torch.ones(1)})
+    assert "w has the opposite sign" in str(info.value) and "b is None" in str(info.value)
+
+
+def test_predictions_name_wrong_entries_without_answers():
+    """Does check.predictions name the wrong keys but not their right values?"""
+    with pytest.raises(check.CheckFailed, match="1 of 2 predictions are right; rethink: y.is_leaf"):
+        check.predictions({"x.is_leaf": True, "y.is_leaf": True}, {"x.is_leaf": True, "y.is_leaf": False})

@@ -1,0 +1,86 @@
+"""Does diagnose() name each typical autograd mistake? One test per diagnosis."""
+import pytest
+import torch
+
+from autograder.compare import diagnose, tolerances
+
+REF = torch.tensor([1.0, -2.0, 3.0])
+
+
+def test_equal_values_pass_with_relative_error():
+    """Is a value within float32 tolerance accepted, with its relative error reported?"""
+    d = diagnose(REF + 1e-7, REF)
+    assert d.ok and d.kind == "ok" and d.rel_error < 1e-6
+
+
+def test_none_gradient_lists_likely_causes():
+    """Does a None gradient get the list of ways a .grad stays None?"""
+    d = diagnose(None, REF, "w.grad")
+    assert d.kind == "none" and "retain_grad" in d.message and "requires_grad=False" in d.message
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_integer_multiple_means_accumulation(k):
+    """Is k x the reference called out as accumulated gradients?"""
+    d = diagnose(k * REF, REF, "w.grad")
+    assert d.kind == "multiple" and f"{k}x" in d.message and "accumulate" in d.message
+    assert d.factor == pytest.approx(k)
+
+
+def test_fraction_means_divided_twice():
+    """Is 1/4 of the reference called out as divided once too often?"""
+    d = diagnose(REF / 4, REF)
+    assert d.kind == "fraction" and "1/4" in d.message
+
+
+def test_all_zeros_means_cut_graph():
+    """Is an all-zero gradient called out as a cut graph?"""
+    d = diagnose(torch.zeros(3), REF)
+    assert d.kind == "zeros" and "cut" in d.message
+
+
+def test_opposite_sign():
+    """Is the negative of the reference called out as a sign error?"""
+    assert diagnose(-REF, REF).kind == "sign"
+
+
+@pytest.mark.parametrize("received,kind", [
+    (torch.ones(2), "shape"),
+    (REF.double(), "dtype"),
+    ("3.0", "type"),
+])
+def test_shape_dtype_and_type_mismatches(received, kind):
+    """Are a wrong shape, a wrong dtype and a non-tensor each named?"""
+    assert diagnose(received, REF).kind == kind
+
+
+def test_device_mismatch():
+    """Is a tensor on another device named (meta device stands in for a GPU)?"""
+    d = diagnose(torch.empty(3, device="meta"), REF)
+    assert d.kind == "device"
+
+
+def test_tensor_still_attached_to_graph():
+    """Is a result that still requires grad called out, with how to detach it?"""
+    w = torch.ones(3, requires_grad=True)
+    d = diagnose(w * 2, REF)
+    assert d.kind == "attached" and "MulBackward0" in d.message and ".detach()" in d.message
+    assert diagnose((REF * 1).requires_grad_(), REF, allow_graph=True).ok
+
+
+def test_other_differences_report_relative_error():
+    """Is an unrelated difference a mismatch with its relative error?"""
+    d = diagnose(torch.tensor([1.0, 0.0, 3.0]), REF)
+    assert d.kind == "mismatch" and d.rel_error == pytest.approx(2 / 3)
+
+
+def test_python_number_compared_with_scalar_tensor():
+    """Is a Python float accepted where a one-element tensor is expected?"""
+    assert diagnose(2.0, torch.tensor(2.0)).ok
+
+
+def test_tolerances_depend_on_dtype():
+    """Are float16 tolerances looser than float64's, and integers exact?"""
+    assert tolerances(torch.float16)[0] > tolerances(torch.float64)[0]
+    assert tolerances(torch.int64) == (0.0, 0.0)
+    assert diagnose(torch.tensor([1, 2]), torch.tensor([1, 3])).kind == "mismatch"

@@ -1,0 +1,80 @@
+"""Does trace() turn a graph into stable, correct records?"""
+import pytest
+import torch
+
+from autograder.graph import trace
+
+
+def build():
+    torch.manual_seed(0)
+    w = torch.randn(3, requires_grad=True)
+    x = torch.randn(3)
+    loss = (w.sigmoid() * x).sum()
+    return w, x, loss
+
+
+def test_nodes_are_named_in_visit_order_by_kind():
+    """Are Nodes named by class, breadth first from the output, with AccumulateGrad for w?"""
+    w, _, loss = build()
+    graph = trace(loss, names={"w": w})
+    assert [n.name for n in graph.nodes] == ["SumBackward0", "MulBackward0", "SigmoidBackward0",
+                                             "AccumulateGrad"]
+    assert graph["AccumulateGrad"].leaf == "w"
+    assert graph.roots == ("SumBackward0",)
+    assert graph.edges[0] == ("SumBackward0", "MulBackward0")
+
+
+def test_repeated_kinds_get_numbered_names():
+    """Do two Nodes of one kind get the names kind and kind.2?"""
+    x = torch.ones(2, requires_grad=True)
+    graph = trace(x * 3 * 4)
+    assert [n.name for n in graph.nodes] == ["MulBackward0", "MulBackward0.2", "AccumulateGrad"]
+    assert graph.counts() == {"MulBackward0": 2, "AccumulateGrad": 1}
+
+
+def test_a_node_reached_twice_is_recorded_once():
+    """Is a Node used by two consumers (y in y * y) one record with two edges to it?"""
+    x = torch.ones(2, requires_grad=True)
+    y = x.exp()
+    graph = trace(y * y)
+    assert graph.counts() == {"MulBackward0": 1, "ExpBackward0": 1, "AccumulateGrad": 1}
+    assert graph["MulBackward0"].next == ("ExpBackward0", "ExpBackward0")
+
+
+def test_saved_tensors_are_described_and_freed_after_backward():
+    """Does the record show the sigmoid's saved output (shape, dtype, bytes), and 'freed' after backward?"""
+    w, x, loss = build()
+    saved = trace(loss)["SigmoidBackward0"].saved
+    assert [(s.attr, s.shape, s.dtype, s.nbytes, s.freed) for s in saved] == [("result", (3,), "float32", 12, False)]
+    loss.backward()
+    assert all(s.freed for s in trace(loss)["SigmoidBackward0"].saved)
+
+
+def test_records_are_identical_from_run_to_run():
+    """Do two traces of the same code give equal records and tables (no id()-based names)?"""
+    a, b = trace(build()[2]), trace(build()[2])
+    assert a == b and a.table() == b.table()
+    assert "0x" not in a.table()
+
+
+def test_leaf_without_grad_fn_gives_an_empty_graph():
+    """Does a leaf (no grad_fn) give a graph with no Nodes and no roots?"""
+    graph = trace(torch.ones(2, requires_grad=True))
+    assert len(graph) == 0 and graph.roots == ()
+
+
+def test_trace_rejects_non_tensors():
+    """Is a clear TypeError raised for something that is not a tensor?"""
+    with pytest.raises(TypeError, match="takes tensors"):
+        trace([torch.ones(1), 3.0])
+
+
+def test_graph_depends_on_the_data():
+    """Does a data-dependent loop give a different number of Nodes for different inputs?"""
+    def f(x):
+        y = x
+        while y.norm() < 10:
+            y = y * 2
+        return y
+    small, big = torch.full((2,), 0.1, requires_grad=True), torch.full((2,), 4.0, requires_grad=True)
+    assert trace(f(small)).counts()["MulBackward0"] > trace(f(big)).counts()["MulBackward0"]

@@ -1,4 +1,5 @@
-"""Command line: ``python -m autograder grade [SUBMITTED] --out OUT`` and ``python -m autograder release``."""
+"""Command line: ``python -m autograder grade [SUBMITTED] --out OUT``, ``python -m autograder release``
+and ``python -m autograder explain [FILE]`` (an error text or pasted traceback; stdin without FILE)."""
 from __future__ import annotations
 
 import argparse
@@ -6,7 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .grading.batch import COURSE_ROOT
+from .lessons import COURSE_ROOT   # not from .grading: explain should not wait for nbformat
 
 
 def _table(rows: list[dict]) -> str:
@@ -29,7 +30,8 @@ def _grade(args) -> int:
             print(f"No SUBMITTED folder given: grading the demo class ({len(list(submitted.iterdir()))} students).")
         try:
             rows = grade_class(submitted, out, Path(args.solutions), jobs=args.jobs,
-                               cell_timeout=args.cell_timeout)
+                               cell_timeout=args.cell_timeout, total_timeout=args.total_timeout,
+                               memory_limit=int(args.memory_limit * 1024 ** 3))
         except FileNotFoundError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
@@ -51,6 +53,21 @@ def _release(args) -> int:
     return 0
 
 
+def _explain(args) -> int:
+    from .explain import explain
+
+    if args.file in (None, "-"):
+        text = sys.stdin.read()
+    else:
+        try:
+            text = Path(args.file).read_text(encoding="utf-8", errors="replace")
+        except OSError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+    print(explain(text))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -60,11 +77,19 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--solutions", default=str(COURSE_ROOT / "solutions"),
                        help="the nbgrader source folder (default: the course's solutions/)")
     grade.add_argument("--jobs", type=int, default=None, help="parallel workers (default: CPU cores)")
-    grade.add_argument("--cell-timeout", type=float, default=120, help="seconds per cell")
+    grade.add_argument("--cell-timeout", type=float, default=60, help="seconds per cell (default 60)")
+    grade.add_argument("--total-timeout", type=float, default=300,
+                       help="seconds per notebook (default 300)")
+    grade.add_argument("--memory-limit", type=float, default=2,
+                       help="GiB of memory a submission may add (default 2)")
     grade.set_defaults(run=_grade)
     release = commands.add_parser("release", help="generate exercises/ from solutions/ with nbgrader")
     release.add_argument("--check", action="store_true", help="only report stale release notebooks")
     release.set_defaults(run=_release)
+    explain = commands.add_parser("explain", help="explain an autograd error or warning "
+                                  "(a pasted traceback) read from FILE or stdin")
+    explain.add_argument("file", nargs="?", help="a file holding the error text (default: stdin)")
+    explain.set_defaults(run=_explain)
     args = parser.parse_args(argv)
     return args.run(args)
 

@@ -16,9 +16,22 @@ from typing import Any, Callable, Mapping
 
 import torch
 
-from .compare import diagnose
+from .compare import diagnose, diagnose_bytes
+from .explain import explain
 
-__all__ = ["CheckFailed", "call", "tensor", "grads", "predictions", "warnings_to_stdout"]
+__all__ = ["CheckFailed", "call", "tensor", "grads", "value", "nbytes", "predictions",
+           "warnings_to_stdout"]
+
+
+# Set by the class grader in the process that runs a submission: every value a check compares is
+# also reported to it, and compared again outside that process with the solution's value for the
+# same check (autograder.grading.values). None everywhere else, where checks only compare.
+_EXPORT = None
+
+
+def _report(name: str, received, **tolerance) -> None:
+    if _EXPORT is not None:
+        _EXPORT(name, received, tolerance)
 
 
 class CheckFailed(AssertionError):
@@ -34,7 +47,8 @@ def warnings_to_stdout():
             yield
         finally:
             for w in caught:
-                print(f"Warning ({w.category.__name__}): {str(w.message).splitlines()[0]}")
+                first = (str(w.message).splitlines() or [""])[0]  # a warning's message may be empty
+                print(f"Warning ({w.category.__name__}): {first}")
 
 
 def call(fn: Callable, *args, **kwargs) -> Any:
@@ -44,6 +58,7 @@ def call(fn: Callable, *args, **kwargs) -> Any:
         CheckFailed: the function still raises ``NotImplementedError`` (not answered yet), or
             raised anything else (the message names the exception, not the test's code).
     """
+    __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
     try:
         with warnings_to_stdout():
             return fn(*args, **kwargs)
@@ -54,8 +69,10 @@ def call(fn: Callable, *args, **kwargs) -> Any:
         raise
     except Exception as error:  # learner code may raise anything; report it, in one line
         first = str(error).splitlines()[0] if str(error) else ""
+        explained = explain(error)  # an autograd error also gets its cause in learner terms
+        cause = f"\n{explained.cause}" if explained.kind != "unknown" else ""
         raise CheckFailed(f"{getattr(fn, '__name__', 'your code')} raised "
-                          f"{type(error).__name__}: {first}") from None
+                          f"{type(error).__name__}: {first}{cause}") from None
 
 
 def tensor(received, expected: torch.Tensor, name: str = "value", show_values: bool = True,
@@ -68,6 +85,8 @@ def tensor(received, expected: torch.Tensor, name: str = "value", show_values: b
     Raises:
         CheckFailed: with the diagnosis when the values differ.
     """
+    __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
+    _report(name, received, **tolerance)
     result = diagnose(received, expected, name, **tolerance)
     if result.ok:
         print(f"OK {name}")
@@ -85,6 +104,7 @@ def grads(received: Mapping[str, Any], expected: Mapping[str, torch.Tensor],
     Raises:
         CheckFailed: listing each name that is missing or wrong, with its diagnosis.
     """
+    __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
     if not isinstance(received, Mapping):
         raise CheckFailed(f"expected a dict with keys {sorted(expected)}, got {type(received).__name__}")
     problems = []
@@ -99,6 +119,43 @@ def grads(received: Mapping[str, Any], expected: Mapping[str, torch.Tensor],
     print("OK " + ", ".join(expected))
 
 
+def value(received, expected, name: str = "value", hint: str = "", show_values: bool = True) -> None:
+    """Check a plain value (an int, bool, string or tuple of them) for equality, type included
+    (``True`` is not accepted for ``1``).
+
+    Raises:
+        CheckFailed: naming the value, with both values when ``show_values``, then ``hint``.
+    """
+    __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
+    _report(name, received)
+    if type(received) is type(expected) and received == expected:
+        print(f"OK {name}")
+        return
+    message = f"{name} is wrong"
+    if show_values:
+        message += f": expected {expected!r}, got {received!r}"
+    raise CheckFailed(message + (f". {hint}" if hint else "."))
+
+
+def nbytes(received, expected: int, name: str = "saved bytes", parts: dict[str, int] | None = None,
+           show_values: bool = True) -> None:
+    """Check a memory figure in bytes (an ``int``), exactly, with
+    :func:`autograder.compare.diagnose_bytes` (``parts``: bytes of each saved storage of the
+    reference, by name, so an answer off by one of them is told which).
+
+    Raises:
+        CheckFailed: with the diagnosis.
+    """
+    __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
+    _report(name, received)
+    result = diagnose_bytes(received, expected, name, parts or {})
+    if result.ok:
+        print(f"OK {name}")
+        return
+    values = f"\n  expected: {expected} B\n  received: {received!r}" if show_values else ""
+    raise CheckFailed(result.message + values)
+
+
 def predictions(received: Mapping[str, Any], expected: Mapping[str, Any],
                 what: str = "predictions") -> None:
     """Check a dict of predicted facts (``{"y.is_leaf": False, ...}``) against computed ones.
@@ -108,8 +165,10 @@ def predictions(received: Mapping[str, Any], expected: Mapping[str, Any],
     Raises:
         CheckFailed: when an entry is missing or wrong.
     """
+    __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
     if not isinstance(received, Mapping):
         raise CheckFailed(f"{what} should be a dict, got {type(received).__name__}")
+    _report(what, dict(received))
     wrong = [key for key in expected if key not in received or received[key] != expected[key]]
     if wrong:
         raise CheckFailed(f"{len(expected) - len(wrong)} of {len(expected)} {what} are right; "

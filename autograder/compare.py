@@ -18,11 +18,12 @@
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
 
-__all__ = ["Diagnosis", "diagnose", "tolerances", "NONE_GRAD_CAUSES"]
+__all__ = ["Diagnosis", "diagnose", "diagnose_bytes", "tolerances", "NONE_GRAD_CAUSES"]
 
 # rtol, atol per dtype: the defaults of torch.testing.assert_close (PyTorch docs, torch.testing).
 _TOLERANCES = {
@@ -79,6 +80,8 @@ def _scale_factor(r: torch.Tensor, e: torch.Tensor, rtol: float, atol: float) ->
 
 
 def _whole(s: float) -> int | None:
+    if not math.isfinite(s):  # an inf gradient "fits" s = inf: no whole factor to report
+        return None
     k = round(s)
     return k if k != 0 and abs(s - k) <= 1e-3 * abs(k) else None
 
@@ -104,7 +107,15 @@ def diagnose(received, expected: torch.Tensor, name: str = "value",
         causes = "\n".join(f"  - {c}" for c in NONE_GRAD_CAUSES)
         return Diagnosis(False, "none", f"{name} is None. Likely causes:\n{causes}")
     if isinstance(received, (int, float, bool)) and expected.numel() == 1:
-        received = torch.tensor(received, dtype=expected.dtype, device=expected.device)
+        try:
+            converted = torch.tensor(received, dtype=expected.dtype, device=expected.device)
+        except (RuntimeError, ValueError, OverflowError):  # nan, inf or 2**70 for an integer dtype
+            converted = None
+        exact = not (expected.is_floating_point() or expected.is_complex())
+        if converted is None or (exact and converted.item() != received):  # 2.5 is not the integer 2
+            return Diagnosis(False, "mismatch", f"{name} is {received!r}, not a value of dtype "
+                                                f"{expected.dtype}.")
+        received = converted
     if not isinstance(received, torch.Tensor):
         return Diagnosis(False, "type", f"{name} should be a tensor of shape {tuple(expected.shape)},"
                                         f" got a {type(received).__name__}.")
@@ -141,8 +152,48 @@ def diagnose(received, expected: torch.Tensor, name: str = "value",
         return Diagnosis(False, "multiple", f"{name} is exactly {k}x the expected value: gradients"
                          " accumulate in .grad, so were they zeroed between backward calls? (Or a"
                          f" loss was summed where a mean, or divided by {k}, was meant.)", rel, s)
-    if s is not None and abs(s) < 1 and (k := _whole(1 / s)) and k >= 2:
+    if s and abs(s) < 1 and (k := _whole(1 / s)) and k >= 2:  # s == 0: r is ~0 but not exactly
         return Diagnosis(False, "fraction", f"{name} is exactly 1/{k} of the expected value: divided"
                          f" by {k} once too often, or a mean taken where a sum was meant.", rel, s)
     return Diagnosis(False, "mismatch", f"{name} differs from the expected value (relative error"
                      f" {rel:.1e}, tolerance rtol={rtol:g}, atol={atol:g}).", rel, s)
+
+
+def diagnose_bytes(received, expected: int, name: str = "saved bytes",
+                   parts: dict[str, int] | None = None) -> Diagnosis:
+    """Compare a memory figure (``int`` bytes) with the reference, exactly, and name the usual
+    slips: off by exactly one saved storage of ``parts`` (``{"x": 128, "relu output": 96}``),
+    a storage counted twice (``received`` = ``expected`` + a part, or 2x), bits for bytes (8x),
+    elements for bytes (1/4 for float32), a float or a tensor where an int was asked for.
+
+    Returns:
+        A :class:`Diagnosis` (``kind``: ok, type, double, missing, extra, multiple, fraction,
+        mismatch); never raises.
+    """
+    parts = dict(parts or {})
+    if isinstance(received, bool) or not isinstance(received, int):
+        hint = " (use .item() or int(...))" if hasattr(received, "item") else ""
+        return Diagnosis(False, "type", f"{name} should be an int number of bytes, got "
+                                        f"{type(received).__name__}{hint}.")
+    if received == expected:
+        return Diagnosis(True, "ok", f"{name} is correct.", 0.0)
+    rel = abs(received - expected) / expected if expected else float(abs(received))
+    diff = received - expected
+    for part, size in parts.items():
+        if diff == size:
+            return Diagnosis(False, "double", f"{name} is {size} B too high: exactly the size of "
+                             f"{part}. Was it counted twice? A storage saved by several Nodes (or "
+                             "through views) is kept, and counted, once.", rel)
+        if diff == -size:
+            return Diagnosis(False, "missing", f"{name} is {size} B too low: exactly the size of "
+                             f"{part}. Which Node saves it for backward?", rel)
+    if expected and received == 2 * expected:
+        return Diagnosis(False, "double", f"{name} is exactly 2x the expected figure: was each "
+                         "saved storage counted twice?", rel, 2.0)
+    if expected and received == 8 * expected:
+        return Diagnosis(False, "multiple", f"{name} is 8x the expected figure: bits, not bytes?", rel, 8.0)
+    for size in (2, 4, 8):
+        if expected and received * size == expected:
+            return Diagnosis(False, "fraction", f"{name} is 1/{size} of the expected figure: elements "
+                             f"rather than bytes? Multiply by element_size() ({size} B here?).", rel)
+    return Diagnosis(False, "mismatch", f"{name} differs from the expected figure by {diff:+d} B.", rel)

@@ -12,7 +12,7 @@ from IPython.display import display
 from .draw import draw
 from .graph import Graph, trace
 
-__all__ = ["run_steps", "step_explorer", "leaf_facts", "leaf_explorer"]
+__all__ = ["run_steps", "step_explorer", "leaf_facts", "leaf_table", "leaf_explorer"]
 
 
 def run_steps(lines: Sequence[str], steps: int, show: str, setup: str = "") -> tuple[dict, Graph]:
@@ -90,6 +90,16 @@ def leaf_facts(requires_grad: bool = True, no_grad: bool = False, detach: bool =
     return rows
 
 
+def leaf_table(**options) -> str:
+    """:func:`leaf_facts` under ``options`` as a fixed-width text table, one row per tensor:
+    what :func:`leaf_explorer` shows for the same checkboxes."""
+    lines = [f"{'tensor':<7}{'is_leaf':<9}{'requires_grad':<15}{'grad_fn':<14}grad"]
+    for r in leaf_facts(**options):
+        lines.append(f"{r['tensor']:<7}{str(r['is_leaf']):<9}{str(r['requires_grad']):<15}"
+                     f"{str(r['grad_fn']):<14}{r['grad']}")
+    return "\n".join(lines)
+
+
 def leaf_explorer() -> widgets.Widget:
     """Checkboxes for :func:`leaf_facts`' options and a table of the resulting facts."""
     options = {k: widgets.Checkbox(value=v, description=k, indent=False) for k, v in
@@ -99,11 +109,7 @@ def leaf_explorer() -> widgets.Widget:
     def update(**chosen) -> None:
         out.clear_output(wait=True)
         with out:
-            rows = leaf_facts(**chosen)
-            print(f"{'tensor':<7}{'is_leaf':<9}{'requires_grad':<15}{'grad_fn':<14}grad")
-            for r in rows:
-                print(f"{r['tensor']:<7}{str(r['is_leaf']):<9}{str(r['requires_grad']):<15}"
-                      f"{str(r['grad_fn']):<14}{r['grad']}")
+            print(leaf_table(**chosen))
 
     widgets.interactive_output(update, options)
     return widgets.VBox([widgets.HBox(list(options.values())), out])

@@ -28,7 +28,9 @@ class SavedTensor:
     ``attr`` is the attribute without its ``_saved_`` prefix (``"self"``, ``"result"``, ``"mat1"``);
     ``shape`` a tuple of ints; ``dtype`` e.g. ``"float32"``; ``nbytes`` the tensor's own bytes
     (numel x element size, not its storage); ``version`` its version counter now; ``freed`` is
-    True when backward already released it (then shape/dtype are unknown and nbytes is 0).
+    True when backward already released it (then shape/dtype are unknown and nbytes is 0);
+    ``scalar`` is True for a Python number kept as a scalar (``x * 2``): it costs no tensor memory
+    (nbytes 0), as the memory instrument agrees.
     """
 
     attr: str
@@ -37,10 +39,13 @@ class SavedTensor:
     nbytes: int = 0
     version: int = 0
     freed: bool = False
+    scalar: bool = False
 
     def __str__(self) -> str:
         if self.freed:
             return f"{self.attr}: freed"
+        if self.scalar:
+            return f"{self.attr}: Python scalar, 0 B"
         shape = "x".join(map(str, self.shape)) or "scalar"
         return f"{self.attr}: {self.dtype}[{shape}] {self.nbytes} B v{self.version}"
 
@@ -105,6 +110,13 @@ class Graph:
         return self.table()
 
 
+def _is_python_scalar(t: torch.Tensor) -> bool:
+    """A Python number autograd kept as a scalar shows as a 0-d int64/float64/complex128/bool CPU
+    tensor without grad; the saved_tensors_hooks never see it (it holds no storage of its own)."""
+    return (t.dim() == 0 and t.device.type == "cpu" and not t.requires_grad
+            and t.dtype in (torch.int64, torch.float64, torch.complex128, torch.bool))
+
+
 def _saved_tensors(node) -> tuple[SavedTensor, ...]:
     saved = []
     for attr in sorted(a for a in dir(node) if a.startswith("_saved_")):
@@ -116,8 +128,11 @@ def _saved_tensors(node) -> tuple[SavedTensor, ...]:
         values = value if isinstance(value, (tuple, list)) else [value]
         for i, t in enumerate(v for v in values if isinstance(v, torch.Tensor)):
             label = attr[len("_saved_"):] + (f"[{i}]" if isinstance(value, (tuple, list)) else "")
-            saved.append(SavedTensor(label, tuple(t.shape), str(t.dtype).replace("torch.", ""),
-                                     t.numel() * t.element_size(), t._version))
+            dtype = str(t.dtype).replace("torch.", "")
+            if _is_python_scalar(t):  # `x * 2` keeps the 2 as a scalar, not as a saved tensor
+                saved.append(SavedTensor(label, (), dtype, 0, 0, scalar=True))
+                continue
+            saved.append(SavedTensor(label, tuple(t.shape), dtype, t.numel() * t.element_size(), t._version))
     return tuple(saved)
 
 

@@ -68,3 +68,23 @@ def test_predictions_name_wrong_entries_without_answers():
     """Does check.predictions name the wrong keys but not their right values?"""
     with pytest.raises(check.CheckFailed, match="1 of 2 predictions are right; rethink: y.is_leaf"):
         check.predictions({"x.is_leaf": True, "y.is_leaf": True}, {"x.is_leaf": True, "y.is_leaf": False})
+
+
+def test_autograd_error_in_learner_code_is_explained():
+    """Does a version-counter error raised by the learner's function come with its cause
+    (which tensor, which op saved it)?"""
+    def answer():
+        x = torch.ones(2, requires_grad=True)
+        y = x.sigmoid()
+        y += 1
+        y.sum().backward()
+    with pytest.raises(check.CheckFailed, match="answer raised RuntimeError: one of the variables") as info:
+        check.call(answer)
+    assert "output 0 of Sigmoid" in str(info.value) and "version 1" in str(info.value)
+
+
+def test_byte_counts_are_checked_exactly():
+    """Does check.nbytes accept the exact figure and name a doubled storage?"""
+    check.nbytes(224, 224, parts={"x": 128})
+    with pytest.raises(check.CheckFailed, match="128 B too high: exactly the size of x"):
+        check.nbytes(352, 224, parts={"x": 128})

@@ -84,3 +84,22 @@ def test_tolerances_depend_on_dtype():
     assert tolerances(torch.float16)[0] > tolerances(torch.float64)[0]
     assert tolerances(torch.int64) == (0.0, 0.0)
     assert diagnose(torch.tensor([1, 2]), torch.tensor([1, 3])).kind == "mismatch"
+
+
+PARTS = {"x": 128, "the ReLU output": 96}
+
+
+@pytest.mark.parametrize("received,kind,phrase", [
+    (224, "ok", "correct"),
+    (320, "double", "the ReLU output. Was it counted twice"),
+    (96, "missing", "exactly the size of x"),
+    (448, "double", "2x"),
+    (56, "fraction", "elements rather than bytes"),
+    (224.0, "type", "int number of bytes"),
+    (225, "mismatch", "+1 B"),
+])
+def test_memory_figures_name_the_slip(received, kind, phrase):
+    """Is a byte count off by one saved storage, doubled, or in elements named as such?"""
+    from autograder.compare import diagnose_bytes
+    d = diagnose_bytes(received, 224, parts=PARTS)
+    assert d.kind == kind and phrase in d.message

@@ -78,3 +78,10 @@ def test_graph_depends_on_the_data():
         return y
     small, big = torch.full((2,), 0.1, requires_grad=True), torch.full((2,), 4.0, requires_grad=True)
     assert trace(f(small)).counts()["MulBackward0"] > trace(f(big)).counts()["MulBackward0"]
+
+
+def test_python_number_operand_is_a_scalar_not_a_saved_tensor():
+    """Is the 2 of x * 2 shown as a Python scalar of 0 bytes, as the memory meter counts it?"""
+    x = torch.ones(2, requires_grad=True)
+    (saved,) = trace(x * 2)["MulBackward0"].saved
+    assert saved.scalar and saved.nbytes == 0 and str(saved) == "other: Python scalar, 0 B"

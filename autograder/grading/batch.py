@@ -15,9 +15,11 @@ from pathlib import Path
 import nbformat
 from tqdm import tqdm
 
+from ..lessons import COURSE_ROOT
+from .runner import warm_up
+
 __all__ = ["Submission", "find_submissions", "load_sources", "grade_class", "COURSE_ROOT"]
 
-COURSE_ROOT = Path(__file__).resolve().parents[2]
 CSV_COLUMNS = ["student_id", "assignment_id", "score", "max_score", "status", "failed"]
 
 
@@ -53,13 +55,16 @@ def find_submissions(submitted: Path, sources: dict) -> list[Submission]:
     return found
 
 
-def _grade(submission: Submission, source: nbformat.NotebookNode, out: Path, cell_timeout: float) -> dict:
+def _grade(submission: Submission, source: nbformat.NotebookNode, out: Path, limits: dict) -> dict:
     """Worker: grade one submission, write its feedback page, return its CSV row."""
     from .feedback import feedback_html
-    from .grade_one import grade_notebook
+    from .grade_one import Result, grade_notebook
 
-    result = grade_notebook(submission.path, source, submission.student_id,
-                            submission.assignment_id, cell_timeout=cell_timeout)
+    try:
+        result = grade_notebook(submission.path, source, submission.student_id,
+                                submission.assignment_id, **limits)
+    except RuntimeError as error:  # the instructor's solution fails its own tests
+        result = Result(submission.student_id, submission.assignment_id, f"not graded: {error}")
     page = out / "feedback" / submission.student_id / f"{submission.assignment_id}.html"
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text(feedback_html(result), encoding="utf-8")
@@ -69,9 +74,11 @@ def _grade(submission: Submission, source: nbformat.NotebookNode, out: Path, cel
 
 
 def grade_class(submitted: Path, out: Path, solutions: Path = COURSE_ROOT / "solutions",
-                jobs: int | None = None, cell_timeout: float = 120, progress: bool = True) -> list[dict]:
+                jobs: int | None = None, progress: bool = True, **limits) -> list[dict]:
     """Grade every submission under ``submitted`` with ``jobs`` worker processes (default: the
-    number of CPU cores) and write ``out/grades.csv`` and the feedback pages.
+    number of CPU cores) and write ``out/grades.csv`` and the feedback pages. ``limits`` go to
+    :func:`~autograder.grading.grade_one.grade_notebook` (``cell_timeout``, ``total_timeout``
+    in seconds, ``memory_limit`` in bytes).
 
     Returns:
         The CSV rows (dicts with the keys of ``CSV_COLUMNS``), sorted by student and assignment.
@@ -89,8 +96,10 @@ def grade_class(submitted: Path, out: Path, solutions: Path = COURSE_ROOT / "sol
                  status="unknown assignment", failed="")
             for s in submissions if s.assignment_id not in sources]
     todo = [s for s in submissions if s.assignment_id in sources]
-    with ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1, mp_context=get_context("spawn")) as pool:
-        futures = [pool.submit(_grade, s, sources[s.assignment_id][1], out, cell_timeout) for s in todo]
+    # Workers import torch once (warm_up); each submission then runs in a fork of a worker.
+    with ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1, mp_context=get_context("spawn"),
+                             initializer=warm_up) as pool:
+        futures = [pool.submit(_grade, s, sources[s.assignment_id][1], out, limits) for s in todo]
         for future in tqdm(as_completed(futures), total=len(futures), desc="grading", unit="notebook",
                            disable=not progress):
             rows.append(future.result())

@@ -1,7 +1,7 @@
 """The demo class: submissions built from the release, the solutions and typical mistakes.
 
 Students: ``correct`` (every answer is the solution's), ``blank`` (the release, untouched) and,
-per assignment, one student per entry of :data:`demo_class.MISTAKES` whose answers are the
+per assignment, one student per entry of :data:`mistakes.MISTAKES` whose answers are the
 solution's except the mistaken ones. Built fresh each time, so it never goes stale.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import nbformat
 
 from .assemble import grade_id, is_answer, is_test
 from .batch import COURSE_ROOT, load_sources
-from .demo_class import MISTAKES
+from .mistakes import MISTAKES
 
 __all__ = ["solution_answer", "build_demo_class"]
 

@@ -1,24 +1,35 @@
-"""Grade one submission in its own fresh kernel (a new process), without touching the file."""
+"""Grade one submission in its own fresh process, without touching the file.
+
+A test cell earns its points (from the source) when
+  1. it ran to the end without an error (stderr output, such as PyTorch warnings, does not
+     matter), and
+  2. every value its checks compared matches, *in the grader*, the value the instructor's
+     solution gave for the same check (``values.compare``), so a learner who replaces comparison
+     functions, imports or IPython's cell execution gains nothing.
+The solution's values come from running the source notebook once per assignment (``reference``).
+"""
 from __future__ import annotations
 
-import subprocess
+import hashlib
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 from .assemble import assemble, grade_id, is_test, questions
+from .runner import run_cells
+from .values import compare
 
-__all__ = ["QuestionResult", "Result", "grade_notebook", "failure_message"]
+__all__ = ["QuestionResult", "Result", "reference", "grade_notebook"]
+
+_REFERENCES: dict[str, dict[str, list]] = {}
 
 
 @dataclass
 class QuestionResult:
     """One test cell's outcome: ``score``/``points`` (float) and, when it failed, ``message``:
-    the exception's type and message only (never the test's source or traceback)."""
+    the exception's type and message, or what differed from the solution (never test source)."""
 
     grade_id: str
     points: float
@@ -29,7 +40,7 @@ class QuestionResult:
 @dataclass
 class Result:
     """A graded submission. ``status`` is ``"graded"`` or says why grading stopped early
-    (``"timeout in <cell>"``, ``"kernel died in <cell>"``, ``"unreadable: ..."``,
+    (``"timeout in q2_check"``, ``"crashed (signal 11) in q1_answer"``, ``"unreadable: ..."``,
     ``"no notebook"``); questions after such a stop score 0."""
 
     student_id: str
@@ -47,32 +58,66 @@ class Result:
         return sum(q.points for q in self.questions)
 
 
-def failure_message(cell) -> str | None:
-    """``"Ename: evalue"`` of the first error output of an executed cell, or None if it passed."""
-    for out in cell.get("outputs", []):
-        if out.get("output_type") == "error":
-            value = out.get("evalue", "")
-            return f"{out.get('ename', 'Error')}: {value}" if value else out.get("ename", "Error")
-    return None
+def _code_cells(nb: nbformat.NotebookNode) -> list:
+    return [c for c in nb.cells if c.cell_type == "code"]
+
+
+def reference(source: nbformat.NotebookNode, **limits) -> dict[str, list]:
+    """The values each test cell's checks report when the source notebook (with its solutions)
+    runs: ``{test grade_id: [[name, encoded value, tolerance], ...]}``. Cached per source.
+
+    Raises:
+        RuntimeError: a test cell fails on the instructor's own solution.
+    """
+    key = hashlib.sha256(nbformat.writes(source).encode()).hexdigest()
+    if key not in _REFERENCES:
+        cells = _code_cells(source)
+        with tempfile.TemporaryDirectory(prefix="reference-") as workdir:
+            run = run_cells([c.source for c in cells], workdir, **limits)
+        failed = [grade_id(c) for c, r in zip(cells, run.cells) if is_test(c) and (not r.finished or r.error)]
+        if failed:
+            raise RuntimeError(f"the solution fails its own tests {failed} ({run.status})")
+        _REFERENCES[key] = {grade_id(c): r.exports for c, r in zip(cells, run.cells) if is_test(c)}
+    return _REFERENCES[key]
+
+
+def _verdict(cell_run, expected: list) -> str:
+    """Empty when the cell passed; otherwise why, in learner terms."""
+    if cell_run.error:
+        name, value = cell_run.error
+        return f"{name}: {value}" if value else name
+    got = cell_run.exports
+    if len(got) < len(expected) or any(g[0] != e[0] for g, e in zip(got, expected)):
+        return ("the checks of this question did not all run (the notebook changed how cells or "
+                "checks run), so it earns no points")
+    for (name, value, _), (_, want, tolerance) in zip(got, expected):
+        ok, message = compare(value, want, name, tolerance)
+        if not ok:
+            return f"checked again outside your notebook: {message}"
+    return ""
 
 
 def grade_notebook(path: Path | None, source: nbformat.NotebookNode, student_id: str,
-                   assignment_id: str, cell_timeout: float = 120, kernel_name: str = "python3") -> Result:
-    """Execute the learner's answers with the source's tests and score each test cell.
-
-    A test cell earns its points (from the source) when it runs without an error output;
-    stderr output (PyTorch warnings) does not matter. The submission is read once and never
-    written: execution happens in a fresh temporary folder.
+                   assignment_id: str, cell_timeout: float = 60, total_timeout: float = 300,
+                   memory_limit: int | None = 2 * 1024 ** 3) -> Result:
+    """Run the learner's answers with the source's tests in a fresh process and score each test
+    cell (see the module docstring). The submission is read once and never written; the
+    notebook runs in a new temporary folder.
 
     Args:
         path: the submitted ``.ipynb`` (None when the folder holds none).
         source: the assignment's nbgrader source notebook.
-        cell_timeout: seconds any one cell may run.
+        cell_timeout, total_timeout: seconds per cell and for the whole notebook.
+        memory_limit: bytes of memory the submission may add (None: no limit).
 
     Returns:
-        A :class:`Result`; this function reports every failure there and does not raise for a
-        broken submission.
+        A :class:`Result`. A broken submission gets a status; nothing it does raises here.
+
+    Raises:
+        RuntimeError: the source's own solution fails its tests (an instructor error).
     """
+    limits = dict(cell_timeout=cell_timeout, total_timeout=total_timeout, memory_limit=memory_limit)
+    expected = reference(source, **limits)
     result = Result(student_id, assignment_id, "graded",
                     [QuestionResult(q.grade_id, q.points) for q in questions(source)])
     if path is None:
@@ -84,38 +129,17 @@ def grade_notebook(path: Path | None, source: nbformat.NotebookNode, student_id:
         result.status = f"unreadable: {type(error).__name__}"
         return result
     graded = assemble(source, submission)
+    cells = _code_cells(graded)
     with tempfile.TemporaryDirectory(prefix="grade-") as workdir:
-        started, finished = [], set()
-        client = NotebookClient(graded, timeout=cell_timeout, kernel_name=kernel_name,
-                                allow_errors=True, resources={"metadata": {"path": workdir}},
-                                on_cell_start=lambda cell, cell_index: started.append(cell_index),
-                                on_cell_executed=lambda cell, cell_index, execute_reply:
-                                    finished.add(cell_index))
-        try:
-            # The kernel's own stderr (start-up notices, crash dumps) is not the learner's output.
-            client.execute(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        except CellTimeoutError:
-            result.status = f"timeout in {_cell_name(graded, started)}"
-        except DeadKernelError:
-            result.status = f"kernel died in {_cell_name(graded, started)}"
-        except Exception as error:  # kernel failed to start, or nbclient itself failed
-            result.status = f"not executed: {type(error).__name__}"
+        run = run_cells([c.source for c in cells], workdir, **limits)
+    if run.status != "ok":
+        result.status = f"{run.status} in {grade_id(cells[run.cell]) or f'cell {run.cell + 1}'}"
     by_id = {q.grade_id: q for q in result.questions}
-    for index in sorted(finished):  # a cell cut short by a timeout or a dead kernel never passes
-        cell = graded.cells[index]
+    for count, (cell, cell_run) in enumerate(zip(cells, run.cells), start=1):
+        cell.outputs, cell.execution_count = cell_run.outputs, count if cell_run.finished else None
         if is_test(cell):
             q = by_id[grade_id(cell)]
-            q.message = failure_message(cell) or ""
+            q.message = _verdict(cell_run, expected[q.grade_id]) if cell_run.finished else f"not run: {result.status}"
             q.score = 0.0 if q.message else q.points
-    for q in result.questions:
-        if q.score == 0 and not q.message:
-            q.message = "not run: " + result.status
     result.notebook = graded
     return result
-
-
-def _cell_name(nb: nbformat.NotebookNode, started: list[int]) -> str:
-    """Name of the last cell that started executing (its grade_id or its position)."""
-    if not started:
-        return "the first cell"
-    return grade_id(nb.cells[started[-1]]) or f"cell {started[-1] + 1}"

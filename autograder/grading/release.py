@@ -2,15 +2,13 @@
 with nbgrader's own ``generate_assignment``, and tell whether the committed ones are stale."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import nbformat
 
 from .batch import COURSE_ROOT
+from .nbgrader_cli import nbgrader
 
 __all__ = ["assignments", "generate", "stale"]
 
@@ -32,13 +30,11 @@ def generate(release_dir: Path | None = None, root: Path = COURSE_ROOT) -> Path:
         subprocess.CalledProcessError: nbgrader failed (its output is in the exception).
     """
     release_dir = Path(release_dir or root / "exercises").resolve()
-    env = dict(os.environ, PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
-    with tempfile.TemporaryDirectory() as tmp:  # nbgrader runs `alembic` from the venv's bin/
+    with tempfile.TemporaryDirectory() as tmp:
         for assignment in assignments(root):
-            subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--force",
-                            f"--CourseDirectory.release_directory={release_dir}",
-                            f"--CourseDirectory.db_url=sqlite:///{tmp}/gradebook.db", "--log-level=WARN"],
-                           cwd=root, env=env, check=True, capture_output=True, text=True)
+            nbgrader(root, "generate_assignment", assignment, "--force", "--log-level=WARN",
+                     f"--CourseDirectory.release_directory={release_dir}",
+                     f"--CourseDirectory.db_url=sqlite:///{tmp}/gradebook.db")
     return release_dir
 
 

@@ -1,0 +1,294 @@
+"""Explain an autograd error or warning: which of three things went wrong, what to write instead.
+
+``explain(error)`` takes an exception, a warning (or a ``warnings.WarningMessage``) or a message
+string (a whole pasted traceback is fine) and returns an :class:`Explanation`. It never raises, and
+it needs no torch: it reads PyTorch's message only.
+
+Each kind is keyed to a pattern on PyTorch's own message (``KINDS``); kinds by family:
+
+=============  ====================================================================================
+not built      ``not_built``: there is no graph to walk
+consumed       ``consumed``: backward already freed what the graph saved
+changed        ``modified_inplace``, ``view_inplace``, ``leaf_inplace``, ``inference_tensor``: a
+               tensor the graph depends on was modified in place (inference tensors are here: they
+               carry no version counter, so autograd cannot watch them)
+kept alive     ``create_graph_cycle`` (a warning): the graph cannot be freed
+usage          ``nonleaf_grad``, ``checkpoint_use_reentrant``, ``checkpoint_no_grad_input`` (all
+               warnings), ``non_scalar_output``, ``custom_function_gradients``: the graph is fine,
+               an autograd call is used the wrong way (a reentrant checkpoint whose inputs do not
+               require grad records no graph for the block, but the fix is in the call)
+unknown        ``unknown``: anything else
+=============  ====================================================================================
+
+NOTE [stable parts]: PyTorch rewords its messages (``SigmoidBackward0`` became ``Sigmoid``, the
+"Hint:" changed, the checkpoint warning was reworded), so each pattern matches only words
+that have stayed the same, and the details (shape, op, versions) are optional groups.
+"""
+from __future__ import annotations
+
+import re
+import textwrap
+import warnings
+from dataclasses import dataclass, field
+
+from .lessons import lesson
+
+__all__ = ["Explanation", "explain", "KINDS"]
+
+_HEADLINE = {"not built": "the graph was never built", "consumed": "the graph was already consumed",
+             "changed": "the graph was changed behind autograd's back",
+             "kept alive": "the graph is kept alive behind autograd's back",
+             "usage": "an autograd call was used the wrong way",
+             "unknown": "not an autograd error this explainer knows"}
+
+
+@dataclass(frozen=True)
+class _Kind:
+    family: str
+    pattern: str     # regex on the stable part of PyTorch's message, see NOTE [stable parts]
+    lesson: tuple    # (notebook, a word of the heading to link to), see lessons.lesson
+    cause: str       # str.format templates over the details, see _values()
+    fix: str
+
+
+_CHANGED = "notebooks/05_inplace_version_counter.ipynb", "Pitfalls"
+_CONSUMED = "notebooks/03_backward_consumes.ipynb", "Pitfalls"
+_CHECKPOINT = "notebooks/08_checkpointing.ipynb", "Pitfalls"
+_PITFALLS_1 = "notebooks/01_dynamic_graph.ipynb", "Pitfalls"
+KINDS: dict[str, _Kind] = {
+    "not_built": _Kind(
+        "not built",
+        r"element (?P<index>\d+) of tensors does not require grad and does not have a grad_fn",
+        _PITFALLS_1,
+        "The tensor you called backward() on (element {index} of the outputs) has "
+        "requires_grad=False and grad_fn=None: no operation was recorded, so there is no graph "
+        "to walk. Usually no input required grad, the forward ran under torch.no_grad() or "
+        "inference_mode(), every parameter is frozen, or the value went through .item(), "
+        ".detach() or argmax/comparison.",
+        "Ask for gradients before the operations run (torch.tensor(..., requires_grad=True) or "
+        "w.requires_grad_()), compute the loss outside torch.no_grad(), and keep it a tensor. "
+        "Check with print(loss.grad_fn): it must not be None."),
+    "consumed": _Kind(
+        "consumed", r"backward through the graph a second time", _CONSUMED,
+        "backward() (or autograd.grad) already ran through this part of the graph and freed the "
+        "tensors it had saved. Either the same loss is backwarded twice, or a tensor from an "
+        "earlier iteration (an RNN hidden state, a running sum, a cached output) ties the new "
+        "loss to a graph that was already consumed.",
+        "Run the forward again before each backward; carry state across iterations as "
+        "h = h.detach(); or add the losses and call backward() once. Only when two backward "
+        "passes really need the same graph, pass retain_graph=True to the first one."),
+    "modified_inplace": _Kind(
+        "changed", r"needed for gradient computation has been modified by an inplace operation"
+        r"(?:: \[(?P<type>[\w.]+) \[(?P<shape>[\d, ]*)\]\](?:, which is output (?P<output>\d+) "
+        r"of (?P<op>\w+),)? is at version (?P<version>\d+); expected version (?P<expected>\d+))?",
+        _CHANGED,
+        "Autograd saved {tensor} to compute gradients{saved_at}, and an in-place operation "
+        "changed it afterwards{now_at}. The saved values are gone, so backward() refuses to use "
+        "them.{hint}",
+        "Find what changes {it} after it was saved and before backward(): y += 1, y.mul_(2), "
+        "y[i] = ..., nn.ReLU(inplace=True), or optimizer.step(). Write it out of place "
+        "(y = y + 1), or clone() first; run every backward of a forward before optimizer.step(). "
+        "torch.autograd.set_detect_anomaly(True) names the forward line whose gradient failed."),
+    "view_inplace": _Kind(
+        "changed", r"(?:Output (?P<output>\d+) of (?P<op>\w+) is a view|A view was created in "
+        r"(?P<mode>no_grad) mode) and (?:(?P<base>its base or another view of its base has "
+        r"been)|is being) modified inplace", _CHANGED,
+        "{what} {why}",
+        "Use the out-of-place version (a = a * 2 instead of a.mul_(2), a = a.clamp(...) instead "
+        "of a.clamp_(...)), or clone() the view before changing it.{mode_fix}"),
+    "leaf_inplace": _Kind(
+        "changed", r"a (?P<view>view of a )?leaf Variable that requires grad is being used in an "
+        r"in-place operation", _CHANGED,
+        "You modified in place {what} that requires grad (a parameter, or a tensor created with "
+        "requires_grad=True) while autograd was recording. Recording the change would turn the "
+        "leaf into the result of an operation, so autograd forbids it.",
+        "Update or initialise parameters inside `with torch.no_grad():` (w -= lr * w.grad), or "
+        "use an optimizer; anywhere else compute a new tensor out of place (w2 = w + 1)."),
+    "inference_tensor": _Kind(
+        "changed", r"(?P<saved>Inference tensors cannot be saved for backward)|Inplace update to "
+        r"inference tensor outside InferenceMode",
+        ("notebooks/06_detach_no_grad.ipynb", "Pitfalls"),
+        "{what} Inference tensors carry no version counter, so autograd cannot check them.",
+        "Compute tensors you will train on under torch.no_grad() instead of "
+        "torch.inference_mode(), or make a normal tensor of it outside inference mode: "
+        "t = t.clone()."),
+    "create_graph_cycle": _Kind(
+        "kept alive", r"backward\(\) with create_graph=True will create a reference cycle",
+        _CONSUMED,
+        "backward(create_graph=True) stored in each parameter's .grad a gradient that has a "
+        "graph of its own, and that graph refers back to the parameter: a reference cycle, which "
+        "keeps the graph and its saved tensors alive (a memory leak) until the cycle is broken.",
+        "Use grads = torch.autograd.grad(loss, params, create_graph=True), which returns the "
+        "gradients instead of storing them in .grad; or set p.grad = None for every parameter "
+        "after use (optimizer.zero_grad(set_to_none=True))."),
+    "nonleaf_grad": _Kind(
+        "usage", r"\.grad attribute of a Tensor that is not a leaf Tensor is being accessed",
+        ("notebooks/02_leaf_tensors.ipynb", "warning for a non-leaf"),
+        "You read .grad of a non-leaf tensor (the result of an operation). backward() fills "
+        ".grad only for leaves that require grad, so this .grad is None. A tensor moved or cast "
+        "after requires_grad=True (w.to(device), w.double()) is such a non-leaf.",
+        "Read .grad of the leaf itself (the parameter, or the tensor created with "
+        "requires_grad=True), or call y.retain_grad() before backward() to keep this "
+        "intermediate's gradient."),
+    "checkpoint_use_reentrant": _Kind(
+        "usage",
+        r"use_reentrant(?: parameter should be passed|=True or use_reentrant=False) explicitly",
+        _CHECKPOINT,
+        "torch.utils.checkpoint.checkpoint was called without use_reentrant. Its two variants "
+        "behave differently (the reentrant one, still the default, records nothing for the "
+        "block unless an input requires grad, and does not work with autograd.grad), so PyTorch "
+        "asks you to choose.",
+        "Pass it explicitly: checkpoint(block, x, use_reentrant=False)."),
+    "checkpoint_no_grad_input": _Kind(
+        "usage", r"None of the inputs have requires_grad=True\. Gradients will be None",
+        _CHECKPOINT,
+        "A reentrant checkpoint (use_reentrant=True, or not given) got no input that requires "
+        "grad. It runs the block under no_grad and records one Node whose inputs are the "
+        "block's tensor arguments, so nothing inside the block, not even its parameters, gets a "
+        "gradient.",
+        "Use checkpoint(block, x, use_reentrant=False), which records the parameters too; or do "
+        "not checkpoint the first block, whose input is the raw data."),
+    "non_scalar_output": _Kind(
+        "usage", r"grad can be implicitly created only for (?:real )?scalar outputs", _PITFALLS_1,
+        "backward() without an argument starts from dL/dL = 1, which exists only for a single "
+        "number, and you called it on a tensor with more than one element (a per-sample loss, "
+        "reduction='none', a batch of outputs).",
+        "Reduce to a scalar first (loss = out.mean() or out.sum()), or pass the starting "
+        "gradient yourself: out.backward(gradient=torch.ones_like(out))."),
+    "custom_function_gradients": _Kind(
+        "usage", r"function (?P<function>\w+) returned an incorrect number of gradients "
+        r"\(expected (?P<expected>\d+), got (?P<got>\d+)\)", _CONSUMED,
+        "The backward() of your autograd.Function {function} returned {got} gradient(s), but "
+        "its forward() takes {expected} inputs (after ctx): backward must return one value per "
+        "input.",
+        "Return a tuple of {expected} values, in the order of forward's arguments, with None "
+        "for inputs that need no gradient (numbers, flags): e.g. return grad_x, None."),
+}
+_UNKNOWN = _Kind("unknown", "", ("notebooks/00_start.ipynb", "Contents"),
+                 "This message is not one of the autograd errors and warnings this explainer "
+                 "knows.",
+                 "Read PyTorch's message above; the course's lessons are listed on the start page.")
+_PATTERNS = {kind: re.compile(k.pattern, re.IGNORECASE) for kind, k in KINDS.items()}
+
+
+def _values(kind: str, d: dict, text: str) -> dict:
+    """The fields of ``kind``'s cause and fix templates, from the ``details`` ``d`` of the match."""
+    d, op = dict(d), d.get("op", "an operation")
+    if kind == "modified_inplace":
+        shape = "[" + d["shape"] + "]" if "shape" in d else None
+        weight = op in ("AsStrided", "T", "Transpose", "Permute") or "output" not in d
+        d["hint"] = weight * (" A weight is saved as it is or as a transposed view (T, AsStrided): "
+                              "if this is one, an optimizer.step() ran between the forward and "
+                              "this backward.")
+        if shape is None:
+            d.update(tensor="a tensor", saved_at="", now_at="", it="that tensor")
+        else:
+            made = f", output {d['output']} of {op}," if "output" in d else \
+                ", which no recorded operation produced (a leaf or a tensor of yours),"
+            number = ", a single number" if shape == "[]" else ""
+            n = int(d["version"]) - int(d["expected"])
+            d.update(tensor=f"a tensor of shape {shape} ({d['type']}{number}){made}",
+                     saved_at=f" when it was at version {d['expected']}",
+                     now_at=f": it is now at version {d['version']} "
+                            f"({n} in-place change{'s' * (n != 1)})",
+                     it=f"the {shape} tensor" + (f" that {op} returned" if "output" in d else ""))
+    elif kind == "view_inplace":
+        if "mode" in d:
+            d.update(what="You modified in place a view (a tensor sharing memory with another) "
+                          "that was made in no_grad mode, with grad mode on.",
+                     why="Autograd cannot tell whether that change should be recorded.",
+                     mode_fix=" Or do both the view and the change inside the no_grad block, or "
+                              "both outside.")
+        else:
+            view = f"Output {d['output']} of {op} is a view (it shares memory with another tensor)"
+            d.update(what=f"{view}, and its base or another view of that base was modified in "
+                          "place after it was made." if "base" in d else
+                          f"{view}, and you modified it in place.", mode_fix="",
+                     why="A custom Function returned it (or returned an input as it is), and "
+                         "autograd cannot record an in-place change on that."
+                         if "custom Function" in text else
+                         f"{op} returns several views at once (like split, chunk, unbind), and "
+                         "autograd cannot record an in-place change on one of them.")
+    elif kind == "leaf_inplace":
+        d["what"] = "a view of a leaf tensor (w[0], w[:, 1], ...)" if "view" in d else \
+            "a leaf tensor"
+    elif kind == "inference_tensor":
+        d["what"] = "A tensor created under torch.inference_mode() " + (
+            "was used in a computation that autograd records and had to be saved for backward."
+            if "saved" in d else "was changed in place outside it.")
+    return d
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What went wrong (``kind``, ``family``), why in learner terms (``cause``), what to write
+    instead (``fix``), where the course teaches it (``lesson``: notebook path relative to the
+    repository root, ``#`` JupyterLab's heading anchor), PyTorch's ``message`` and the ``details``
+    read from it (shape, op, versions, ...)."""
+
+    kind: str
+    family: str
+    cause: str
+    fix: str
+    lesson: str
+    message: str = ""
+    details: dict = field(default_factory=dict, hash=False)
+
+    def __str__(self) -> str:
+        wrap = lambda label, text: textwrap.fill(text, 100, initial_indent=f"  {label:<8}",
+                                                 subsequent_indent=" " * 10,
+                                                 break_long_words=False, break_on_hyphens=False)
+        return "\n".join([f"autograder explains: {_HEADLINE[self.family]} ({self.kind})",
+                          wrap("Cause:", self.cause), wrap("Fix:", self.fix),
+                          wrap("Lesson:", self.lesson)])
+
+
+def _message(error) -> str:
+    """The text to read: for an exception, the messages of the exceptions it was raised from (or
+    while handling) first, its own last."""
+    if isinstance(error, warnings.WarningMessage):
+        error = error.message
+    if isinstance(error, bytes):
+        return error.decode("utf-8", "replace")
+    texts, seen = [], set()
+    while isinstance(error, BaseException) and id(error) not in seen and len(seen) < 8:
+        seen.add(id(error))
+        texts.insert(0, str(error))
+        error = error.__cause__ or error.__context__
+    return "\n".join(texts) if texts else "" if error is None else str(error)
+
+
+def explain(error) -> Explanation:
+    """Explain ``error``: an exception, a warning, a ``warnings.WarningMessage`` or a message text.
+
+    In a pasted traceback the last recognised message wins (chained errors end with the real one).
+    Returns kind ``unknown`` for anything else, including ``None``; never raises.
+    """
+    try:
+        text = _message(error)
+        found = [(m.start(), -i, kind, m) for i, (kind, p) in enumerate(_PATTERNS.items())
+                 for m in p.finditer(text)]
+        if not found:
+            return _explanation("unknown", _UNKNOWN, {}, {}, text)
+        _, _, kind, match = max(found, key=lambda f: f[:2])
+        details = {k: v for k, v in match.groupdict().items() if v is not None}
+        for key in ("op", "function"):        # SigmoidBackward0 -> Sigmoid, TwoBackward -> Two
+            if key in details:
+                details[key] = re.sub(r"Backward\d*$", "", details[key]) or details[key]
+        details.update({flag: True for flag in ("view", "base", "saved") if flag in details})
+        return _explanation(kind, KINDS[kind], details, _values(kind, details, text), text)
+    except Exception:  # noqa: BLE001 -- the explainer must never add an error of its own
+        return _explanation("unknown", _UNKNOWN, {}, {}, "")
+
+
+def _explanation(kind: str, k: _Kind, details: dict, values: dict, text: str) -> Explanation:
+    values = _Defaults(values)
+    return Explanation(kind, k.family, k.cause.format_map(values), k.fix.format_map(values),
+                       lesson(*k.lesson), text, details)
+
+
+class _Defaults(dict):
+    """Template values; a field a message did not provide reads ``?`` instead of failing."""
+
+    def __missing__(self, key):
+        return "?"

@@ -1,0 +1,65 @@
+"""IPython extension: ``%load_ext autograder`` explains autograd errors and warnings below PyTorch's.
+
+Loading installs two hooks, and ``%unload_ext autograder`` puts back what was there before:
+
+* a custom exception handler for ``RuntimeError`` (``InteractiveShell.set_custom_exc``) that first
+  shows the usual traceback (``showtraceback``), then the explanation when ``explain`` knows it;
+* a wrapper around ``warnings.showwarning`` that shows the warning as before, then its explanation.
+
+Nothing is hidden, errors and warnings that ``explain`` does not know look exactly as without the
+extension, and nothing happens unless the extension is loaded. In Jupyter the explanation is a
+stream output placed after the error output; warnings and their explanations go to stderr.
+"""
+from __future__ import annotations
+
+import sys
+import warnings
+
+from .explain import explain
+
+__all__ = ["load_ipython_extension", "unload_ipython_extension"]
+
+_state: dict = {"on": False}   # "on"; what loading replaced: "custom_exc", "showwarning"
+
+
+def _show_error(shell, etype, value, tb, tb_offset=None):
+    """IPython's custom exception handler: the usual traceback, then the explanation."""
+    shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
+    explanation = explain(value)
+    if _state["on"] and explanation.kind != "unknown":
+        print(explanation)
+
+
+def _showwarning(message, category, filename, lineno, file=None, line=None):
+    """``warnings.showwarning`` as before, then the explanation (same file; stderr by default)."""
+    _state["showwarning"](message, category, filename, lineno, file, line)
+    explanation = explain(message)
+    target = file if file is not None else sys.stderr
+    if _state["on"] and explanation.kind != "unknown" and target is not None:
+        try:
+            print(explanation, file=target)
+        except (OSError, ValueError):   # a closed or read-only stream: the warning was shown anyway
+            pass
+
+
+def load_ipython_extension(ip) -> None:
+    """Install both hooks on the shell ``ip`` (loading twice is harmless)."""
+    if _state["on"]:
+        return
+    _state.update(on=True, custom_exc=(ip.custom_exceptions, ip.CustomTB),
+                  showwarning=warnings.showwarning)
+    # Autograd's errors are RuntimeErrors. Not (Exception,): IPython would then also route syntax
+    # errors of a cell through the handler, and show them with its own frames.
+    ip.set_custom_exc((RuntimeError,), _show_error)
+    warnings.showwarning = _showwarning
+
+
+def unload_ipython_extension(ip) -> None:
+    """Remove both hooks, restoring the previous exception handler and ``warnings.showwarning``.
+    If something wrapped ``showwarning`` after us, our wrapper stays in its chain, silent."""
+    if not _state["on"]:
+        return
+    _state["on"] = False
+    ip.custom_exceptions, ip.CustomTB = _state.pop("custom_exc")
+    if warnings.showwarning is _showwarning:
+        warnings.showwarning = _state["showwarning"]

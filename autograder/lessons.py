@@ -1,0 +1,47 @@
+"""Where the course teaches a topic: ``lesson(notebook, heading_word)`` -> ``"notebook#anchor"``.
+
+The anchor is JupyterLab's id of a markdown heading: its text as rendered (no backticks, no ``**``,
+link text only) with spaces replaced by ``-``, so ``## 10. Pitfalls: the graph was not built``
+becomes ``#10.-Pitfalls:-the-graph-was-not-built``. Headings are looked up when asked, so a
+renumbered section keeps its link.
+"""
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = ["COURSE_ROOT", "lesson", "heading_ids"]
+
+COURSE_ROOT = Path(__file__).resolve().parents[1]
+
+
+def lesson(notebook: str, heading_word: str) -> str:
+    """``notebook#anchor`` (``notebook`` relative to the repository root), the anchor being the id
+    of the first heading that contains ``heading_word`` (case-insensitive); ``heading_word`` itself
+    while the notebook or that heading does not exist yet. Never raises."""
+    try:
+        path = COURSE_ROOT / notebook
+        ids = heading_ids(path, path.stat().st_mtime_ns)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        ids = ()
+    word = heading_word.lower().replace("-", " ")
+    anchor = next((i for i in ids if word in i.lower().replace("-", " ")), None)
+    return f"{notebook}#{anchor or heading_word.replace(' ', '-')}"
+
+
+@lru_cache(maxsize=32)
+def heading_ids(path: Path, mtime_ns: int = 0) -> tuple[str, ...]:
+    """JupyterLab's anchor ids of the markdown headings of the notebook at ``path``, in order
+    (``mtime_ns`` only keys the cache)."""
+    ids = []
+    for cell in json.loads(Path(path).read_text(encoding="utf-8"))["cells"]:
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else source
+        for line in source.splitlines() if cell.get("cell_type") == "markdown" else ():
+            heading = re.match(r"#{1,6}\s+(.*?)\s*#*\s*$", line)
+            if heading:
+                text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading[1])   # [text](url) -> text
+                ids.append(re.sub(r"[`*]", "", text).replace(" ", "-"))
+    return tuple(ids)

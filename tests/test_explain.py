@@ -1,0 +1,569 @@
+"""Does explain() name the autograd mistake behind each live error and warning of this PyTorch?
+
+Every kind is produced here by running a tiny program, and again by a realistic training loop; the
+messages are never pasted, except to check that older PyTorch wordings still match (their stable
+parts) and for the command line, which reads pasted tracebacks.
+"""
+import subprocess
+import sys
+import textwrap
+import traceback
+import warnings
+
+import pytest
+import torch
+from torch import nn
+from torch.utils.checkpoint import checkpoint
+
+import autograder
+from autograder.explain import KINDS, explain
+from autograder.lessons import COURSE_ROOT, heading_ids
+
+# The oracle: kind -> family, as the course promises it (independent of the KINDS table).
+FAMILY = {
+    "not_built": "not built", "consumed": "consumed", "modified_inplace": "changed",
+    "view_inplace": "changed", "leaf_inplace": "changed", "inference_tensor": "changed",
+    "create_graph_cycle": "kept alive", "nonleaf_grad": "usage",
+    "checkpoint_use_reentrant": "usage", "checkpoint_no_grad_input": "usage",
+    "non_scalar_output": "usage", "custom_function_gradients": "usage", "unknown": "unknown",
+}
+WARNING_KINDS = {"nonleaf_grad", "checkpoint_use_reentrant", "checkpoint_no_grad_input",
+                 "create_graph_cycle"}
+
+
+def raised(program) -> Exception:
+    """The exception that ``program()`` raises."""
+    with pytest.raises(Exception) as info:
+        program()
+    return info.value
+
+
+def warned(program, kind: str) -> warnings.WarningMessage:
+    """The warning of ``kind`` that ``program()`` emits (every warning recorded, none shown; C++
+    warnings that PyTorch gives once per process are given every time)."""
+    warn_always = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            program()
+    finally:
+        torch.set_warn_always(warn_always)
+    found = [w for w in caught if explain(w).kind == kind]
+    assert found, f"no {kind} warning among {[str(w.message)[:60] for w in caught]}"
+    return found[0]
+
+
+def live(program, kind: str):
+    return warned(program, kind) if kind in WARNING_KINDS else raised(program)
+
+
+# ---------------------------------------------------------------- tiny programs, one per kind
+def _leaf():
+    return torch.tensor([1.0, 2.0], requires_grad=True)
+
+
+class Two(torch.autograd.Function):
+    """A custom Function of two inputs whose backward forgets the second gradient."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def _view_split():
+    a, _ = (_leaf() * 1).split(1)
+    a.mul_(2)
+
+
+def _inference_saved():
+    with torch.inference_mode():
+        t = torch.ones(2)
+    (_leaf() * t).sum().backward()
+
+
+def _modified_sigmoid():
+    y = _leaf().sigmoid()
+    y += 1
+    y.sum().backward()
+
+
+def _consumed():
+    loss = _leaf().sigmoid().sum()
+    loss.backward()
+    loss.backward()
+
+
+TINY = {
+    "not_built": lambda: torch.tensor([1.0, 2.0]).sum().backward(),
+    "consumed": _consumed,
+    "modified_inplace": _modified_sigmoid,
+    "view_inplace": _view_split,
+    "leaf_inplace": lambda: _leaf().add_(1),
+    "inference_tensor": _inference_saved,
+    "nonleaf_grad": lambda: (_leaf() * 2).grad,
+    "checkpoint_use_reentrant": lambda: checkpoint(nn.Linear(2, 2), torch.ones(1, 2)),
+    "checkpoint_no_grad_input": lambda: checkpoint(torch.sin, torch.ones(2), use_reentrant=True),
+    "create_graph_cycle": lambda: (_leaf() ** 2).sum().backward(create_graph=True),
+    "non_scalar_output": lambda: (_leaf() * 3).backward(),
+    "custom_function_gradients": lambda: Two.apply(_leaf(), _leaf()).sum().backward(),
+    "unknown": lambda: torch.ones(2, 3) @ torch.ones(2, 3),
+}
+
+
+@pytest.mark.parametrize("kind", TINY)
+def test_live_message_is_recognised(kind):
+    """Is the message of a tiny program that makes this mistake recognised, with its family?"""
+    e = explain(live(TINY[kind], kind))
+    assert (e.kind, e.family) == (kind, FAMILY[kind])
+    assert e.cause and e.fix and e.lesson.count("#") == 1
+    flat = " ".join(str(e).split())
+    assert flat.startswith("autograder explains:") and " ".join(e.cause.split()) in flat
+
+
+def test_every_kind_is_tested_and_has_a_family():
+    """Does the table hold exactly the kinds the course promises, each in its family?"""
+    assert set(KINDS) | {"unknown"} == set(FAMILY) == set(TINY)
+    assert all(KINDS[kind].family == FAMILY[kind] for kind in KINDS)
+
+
+# ---------------------------------------------------------------- the specifics of each message
+def test_inplace_cause_names_shape_op_and_versions():
+    """Does the in-place error's cause name the shape, the op that made the tensor, both versions?"""
+    e = explain(raised(_modified_sigmoid))
+    assert e.details == {"type": "torch.FloatTensor", "shape": "2", "output": "0", "op": "Sigmoid",
+                         "version": "1", "expected": "0"}
+    for words in ("[2]", "Sigmoid", "version 0", "version 1", "1 in-place change"):
+        assert words in e.cause
+
+
+def test_inplace_on_a_plain_tensor_says_no_op_made_it():
+    """Is a changed tensor that no op made (no 'which is output') called so, with a hint at weights?"""
+    def program():
+        w, a = _leaf(), torch.tensor([3.0, 4.0])
+        y = w * a
+        a.add_(1)
+        y.sum().backward()
+    e = explain(raised(program))
+    assert e.kind == "modified_inplace" and "op" not in e.details
+    assert "no recorded operation produced" in e.cause and "optimizer.step()" in e.cause
+
+
+def test_not_built_names_the_element():
+    """Does the not-built cause say which output had no graph (element 0)?"""
+    assert "element 0" in explain(raised(TINY["not_built"])).cause
+
+
+def test_view_cause_names_the_multi_view_op():
+    """Does the view error name the op that returned several views, and which output?"""
+    e = explain(raised(_view_split))
+    assert e.details == {"output": "0", "op": "Split"} and "Output 0 of Split" in e.cause
+
+
+def test_view_made_under_no_grad():
+    """Is a view made in no_grad and changed outside it explained with its own fix?"""
+    def program():
+        y = _leaf() * 1
+        with torch.no_grad():
+            v = y[:1]
+        v.mul_(2)
+    e = explain(raised(program))
+    assert e.kind == "view_inplace" and "no_grad" in e.cause and "both outside" in e.fix
+
+
+def test_leaf_view_is_a_leaf_error():
+    """Is changing w[:1] of a leaf w that requires grad reported as a leaf error on a view?"""
+    e = explain(raised(lambda: _leaf()[:1].mul_(2)))
+    assert e.kind == "leaf_inplace" and e.details == {"view": True} and "view of a leaf" in e.cause
+
+
+def test_inference_tensor_changed_outside_inference_mode():
+    """Is an in-place update of an inference tensor outside inference mode recognised?"""
+    def program():
+        with torch.inference_mode():
+            t = torch.ones(2)
+        t.add_(1)
+    e = explain(raised(program))
+    assert e.kind == "inference_tensor" and "changed in place" in e.cause
+
+
+def test_custom_function_names_function_and_counts():
+    """Does the cause name the Function and the expected and returned numbers of gradients?"""
+    e = explain(raised(TINY["custom_function_gradients"]))
+    assert e.details == {"function": "Two", "expected": "2", "got": "1"}
+    assert "Two returned 1 gradient" in e.cause and "2 inputs" in e.cause
+
+
+# ---------------------------------------------------------------- realistic training loops
+def gan_step_between_backwards():
+    """GAN: D's output on the fakes is reused for G's loss after D's optimizer stepped."""
+    G = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    D = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1))
+    opt_g, opt_d = torch.optim.Adam(G.parameters()), torch.optim.Adam(D.parameters())
+    bce, real = nn.BCEWithLogitsLoss(), torch.randn(16, 2)
+    for _ in range(2):
+        d_fake = D(G(torch.randn(16, 4)))
+        d_loss = bce(D(real), torch.ones(16, 1)) + bce(d_fake, torch.zeros(16, 1))
+        opt_d.zero_grad()
+        d_loss.backward(retain_graph=True)
+        opt_d.step()                                  # changes D's weights in place
+        g_loss = bce(d_fake, torch.ones(16, 1))       # ... which this graph saved
+        opt_g.zero_grad()
+        g_loss.backward()
+        opt_g.step()
+
+
+def rnn_hidden_state_not_detached():
+    """RNN: the hidden state carries the previous step's (already backwarded) graph."""
+    cell = nn.RNNCell(3, 5)
+    opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+    h = torch.zeros(2, 5)
+    for _ in range(3):
+        h = cell(torch.randn(2, 3), h)                # h = h.detach() is missing
+        loss = h.pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+def frozen_backbone():
+    """Fine-tuning where every parameter was frozen by mistake."""
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    for p in model.parameters():
+        p.requires_grad_(False)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(2):
+        loss = model(torch.randn(8, 3)).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+def vae_clamps_logvar_in_place():
+    """VAE: the encoder output is chunked and one chunk clamped in place."""
+    encoder = nn.Linear(4, 6)
+    for _ in range(2):
+        mu, logvar = encoder(torch.randn(3, 4)).chunk(2, dim=1)
+        logvar.clamp_(-5, 5)
+        (mu.pow(2) + logvar.exp()).sum().backward()
+
+
+def manual_sgd_without_no_grad():
+    """Hand-written SGD update outside torch.no_grad()."""
+    model = nn.Linear(3, 1)
+    for _ in range(2):
+        model(torch.randn(4, 3)).pow(2).mean().backward()
+        for p in model.parameters():
+            p -= 0.1 * p.grad
+
+
+def features_cached_in_inference_mode():
+    """Linear probe trained on features computed once under inference_mode."""
+    backbone, head = nn.Linear(4, 4), nn.Linear(4, 2)
+    with torch.inference_mode():
+        features = backbone(torch.randn(8, 4))
+    opt = torch.optim.SGD(head.parameters(), lr=0.1)
+    for _ in range(2):
+        loss = nn.functional.cross_entropy(head(features), torch.zeros(8, dtype=torch.long))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+def logging_activation_gradients():
+    """A loop that logs the gradient norm of the hidden activation."""
+    l1, l2 = nn.Linear(3, 4), nn.Linear(4, 1)
+    for _ in range(2):
+        hidden = torch.relu(l1(torch.randn(5, 3)))
+        l2(hidden).pow(2).mean().backward()
+        _ = hidden.grad                              # None: hidden is not a leaf
+
+
+class Block(nn.Module):
+    """A checkpointed linear layer; ``reentrant`` None: use_reentrant not passed."""
+
+    def __init__(self, reentrant=None):
+        super().__init__()
+        self.layer, self.kwargs = nn.Linear(4, 4), ({} if reentrant is None else
+                                                    {"use_reentrant": reentrant})
+
+    def forward(self, x):
+        return checkpoint(self.layer, x, **self.kwargs)
+
+
+def _train(model, steps=2):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(steps):
+        loss = model(torch.randn(8, 4)).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+def gradient_penalty_with_backward_create_graph():
+    """Gradient-norm penalty computed from .grad after backward(create_graph=True)."""
+    model = nn.Linear(3, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(2):
+        loss = model(torch.randn(4, 3)).pow(2).mean()
+        opt.zero_grad()
+        loss.backward(create_graph=True)
+        penalty = sum(p.grad.pow(2).sum() for p in model.parameters())
+        penalty.backward()
+        opt.step()
+
+
+def per_sample_loss():
+    """A loss left per sample (reduction='none') and backwarded directly."""
+    model = nn.Linear(3, 1)
+    for _ in range(2):
+        nn.MSELoss(reduction="none")(model(torch.randn(4, 3)), torch.zeros(4, 1)).backward()
+
+
+class ScaledClamp(torch.autograd.Function):
+    """Straight-through clamp with a learnable scale; backward forgets the scale's gradient."""
+
+    @staticmethod
+    def forward(ctx, x, scale):
+        return (x * scale).clamp(-1, 1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def custom_activation_in_a_model():
+    layer, scale = nn.Linear(3, 3), nn.Parameter(torch.ones(3))
+    for _ in range(2):
+        ScaledClamp.apply(layer(torch.randn(4, 3)), scale).sum().backward()
+
+
+def shape_mismatch():
+    """Not an autograd mistake: the wrong input width."""
+    _train(nn.Linear(3, 1))
+
+
+REALISTIC = {
+    "not_built": frozen_backbone,
+    "consumed": rnn_hidden_state_not_detached,
+    "modified_inplace": gan_step_between_backwards,
+    "view_inplace": vae_clamps_logvar_in_place,
+    "leaf_inplace": manual_sgd_without_no_grad,
+    "inference_tensor": features_cached_in_inference_mode,
+    "nonleaf_grad": logging_activation_gradients,
+    "checkpoint_use_reentrant": lambda: _train(nn.Sequential(nn.Linear(4, 4), Block())),
+    "checkpoint_no_grad_input": lambda: _train(nn.Sequential(Block(reentrant=True),
+                                                             nn.Linear(4, 1))),
+    "create_graph_cycle": gradient_penalty_with_backward_create_graph,
+    "non_scalar_output": per_sample_loss,
+    "custom_function_gradients": custom_activation_in_a_model,
+    "unknown": shape_mismatch,
+}
+
+
+@pytest.mark.parametrize("kind", REALISTIC)
+def test_realistic_loop_is_recognised(kind):
+    """Is the mistake recognised when it happens inside a realistic training loop?"""
+    e = explain(live(REALISTIC[kind], kind))
+    assert (e.kind, e.family) == (kind, FAMILY[kind])
+
+
+def test_gan_step_points_at_the_optimizer():
+    """In the GAN step, does the cause give the saved weight's shape, versions and optimizer.step()?"""
+    e = explain(raised(gan_step_between_backwards))
+    assert e.details["shape"] in ("8, 1", "1, 8")                # D's last weight, maybe transposed
+    assert int(e.details["version"]) > int(e.details["expected"])
+    assert "optimizer.step()" in e.cause and "optimizer.step()" in e.fix
+
+
+def test_rnn_loop_fix_says_detach():
+    """Does the RNN loop's explanation tell the learner to detach the hidden state?"""
+    assert "h = h.detach()" in explain(raised(rnn_hidden_state_not_detached)).fix
+
+
+# ---------------------------------------------------------------- other PyTorch versions
+OLDER_MESSAGES = {  # wordings of earlier PyTorch releases, as users reported them in issues
+    "modified_inplace": (
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        "operation: [torch.FloatTensor [64, 109]], which is output 0 of SigmoidBackward0, is at "
+        "version 1; expected version 0 instead. Hint: the backtrace further above shows the "
+        "operation that failed to compute its gradient. The variable in question was changed in "
+        "there or anywhere later. Good luck!"),
+    "consumed": (
+        "Trying to backward through the graph a second time, but the saved intermediate results "
+        "have already been freed. Specify retain_graph=True when calling backward the first time."),
+    "checkpoint_use_reentrant": (
+        "torch.utils.checkpoint: please pass in use_reentrant=True or use_reentrant=False "
+        "explicitly. The default value of use_reentrant will be updated to be False in the "
+        "future."),
+    "view_inplace": (
+        "Output 0 of UnbindBackward0 is a view and is being modified inplace. This view is the "
+        "output of a function that returns multiple views."),
+}
+
+
+@pytest.mark.parametrize("kind", OLDER_MESSAGES)
+def test_older_wordings_match_on_their_stable_parts(kind):
+    """Is an older PyTorch's wording of the same message still recognised, with its details?"""
+    e = explain(OLDER_MESSAGES[kind])
+    assert e.kind == kind
+    if "op" in e.details:
+        assert e.details["op"] in ("Sigmoid", "Unbind")           # the Backward0 suffix is dropped
+
+
+def test_anomaly_mode_hint_does_not_matter():
+    """Is the in-place error still fully read when anomaly detection changes its hint?"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with torch.autograd.detect_anomaly():
+            e = explain(raised(_modified_sigmoid))
+    assert e.kind == "modified_inplace" and e.details["version"] == "1"
+
+
+# ---------------------------------------------------------------- inputs of every sort
+@pytest.mark.parametrize("garbage", [None, 42, b"\xff\xfe", RuntimeError(), "", object(), ["x"]])
+def test_explain_never_raises(garbage):
+    """Does explain() answer 'unknown' for anything but an autograd message, without raising?"""
+    e = explain(garbage)
+    assert e.kind == "unknown" and e.family == "unknown" and str(e)
+
+
+def test_an_object_whose_str_fails_is_unknown():
+    """Does explain() survive an exception whose message cannot even be turned into text?"""
+    class Broken(Exception):
+        def __str__(self):
+            raise ValueError("no")
+    assert explain(Broken()).kind == "unknown"
+
+
+def test_warning_forms_are_equivalent():
+    """Do a WarningMessage, the warning itself and its text give the same explanation?"""
+    w = warned(TINY["nonleaf_grad"], "nonleaf_grad")
+    assert explain(w) == explain(w.message) == explain(str(w.message))
+
+
+def test_a_wrapped_error_is_explained_by_its_cause():
+    """Is an autograd error re-raised by a framework ('raise ... from e') still recognised?"""
+    try:
+        try:
+            _consumed()
+        except RuntimeError as inner:
+            raise ValueError("training step 3 failed") from inner
+    except ValueError as outer:
+        assert explain(outer).kind == "consumed"
+
+
+def test_the_package_exposes_explain():
+    """Is autograder.explain the function (not its module), even after the module was imported?"""
+    import autograder.explain_ext  # noqa: F401  (imports autograder.explain as a submodule)
+    assert autograder.explain is explain and "explain" in autograder.__all__
+
+
+# ---------------------------------------------------------------- lessons
+@pytest.mark.parametrize("kind", TINY)
+def test_lesson_exists(kind):
+    """Does the lesson of each kind exist in the checkout, with the section its anchor names?"""
+    notebook, anchor = explain(live(TINY[kind], kind)).lesson.split("#")
+    if not (COURSE_ROOT / notebook).exists():
+        pytest.skip(f"{notebook} is not written yet (its anchor is #{anchor})")
+    assert anchor in heading_ids(COURSE_ROOT / notebook)
+
+
+# ---------------------------------------------------------------- the command line
+PASTED = """Traceback (most recent call last):
+  File "train.py", line 41, in <module>
+    g_loss.backward()
+  File "/usr/lib/python3/site-packages/torch/_tensor.py", line 581, in backward
+    torch.autograd.backward(
+RuntimeError: {message}
+"""
+
+
+def test_command_explains_a_pasted_traceback():
+    """Does `python -m autograder explain` read a traceback on stdin and print its explanation?"""
+    error = raised(gan_step_between_backwards)
+    text = PASTED.format(message=error)
+    run = subprocess.run([sys.executable, "-m", "autograder", "explain"], input=text, text=True,
+                         capture_output=True, cwd=COURSE_ROOT, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "(modified_inplace)" in run.stdout and "optimizer.step()" in run.stdout
+    assert f"[{explain(error).details['shape']}]" in run.stdout
+
+
+def test_command_reads_a_file_and_says_unknown_otherwise(tmp_path):
+    """Does the command read FILE, and answer 'unknown' (exit 0) for a non-autograd error?"""
+    path = tmp_path / "error.txt"
+    path.write_text("".join(traceback.format_exception(raised(TINY["unknown"]))))
+    run = subprocess.run([sys.executable, "-m", "autograder", "explain", str(path)], text=True,
+                         capture_output=True, cwd=COURSE_ROOT, timeout=60)
+    assert run.returncode == 0 and "(unknown)" in run.stdout
+
+
+# ---------------------------------------------------------------- the IPython extension
+SHELL_SCRIPT = textwrap.dedent('''
+    import sys, warnings
+    from IPython.core.interactiveshell import InteractiveShell
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("colors", "nocolor")
+    warnings.simplefilter("always")
+    ip.run_cell("import torch, autograder")
+    ERROR = "torch.tensor([1.0, 2.0]).sum().backward()"
+    WARNING = "(torch.ones(2, requires_grad=True) * 2).grad"
+    def run(state, cells):
+        for label, cell in cells:
+            print(f"=== {state} {label}", flush=True)
+            print(f"=== {state} {label}", file=sys.stderr, flush=True)
+            ip.run_cell(cell)
+    run("before", [("error", ERROR), ("syntax", "x = (1,")])
+    ip.run_line_magic("load_ext", "autograder")
+    run("loaded", [("error", ERROR), ("other", "1 / 0"), ("warning", WARNING),
+                   ("syntax", "x = (1,")])
+    ip.run_line_magic("unload_ext", "autograder")
+    run("unloaded", [("error", ERROR), ("warning", WARNING)])
+    print("=== restored"); print(ip.custom_exceptions, warnings.showwarning.__module__)
+''')
+
+
+def _sections(text: str) -> dict:
+    parts = text.split("=== ")[1:]
+    return {p.split("\n", 1)[0]: p.split("\n", 1)[1] if "\n" in p else "" for p in parts}
+
+
+def test_ipython_extension_adds_explanations_after_tracebacks_and_warnings():
+    """With %load_ext autograder, does the explanation follow PyTorch's traceback and warning, and
+    does %unload_ext remove it?"""
+    run = subprocess.run([sys.executable, "-c", SHELL_SCRIPT], text=True, capture_output=True,
+                         cwd=COURSE_ROOT, timeout=120)
+    out, err = _sections(run.stdout), _sections(run.stderr)
+    explains = "autograder explains"
+    assert "RuntimeError" in out["before error"] and explains not in out["before error"]
+    assert out["loaded syntax"] == out["before syntax"] and "SyntaxError" in out["loaded syntax"]
+    loaded = out["loaded error"]
+    assert "RuntimeError" in loaded and "(not_built)" in loaded
+    assert loaded.index("does not require grad") < loaded.index(explains)
+    assert "ZeroDivisionError" in out["loaded other"] and explains not in out["loaded other"]
+    warning = err["loaded warning"]
+    assert warning.index("UserWarning") < warning.index(explains) and "(nonleaf_grad)" in warning
+    assert "RuntimeError" in out["unloaded error"] and explains not in out["unloaded error"]
+    assert "UserWarning" in err["unloaded warning"] and explains not in err["unloaded warning"]
+    assert out["restored"].strip() == "() warnings"       # IPython's handler and warnings' own
+
+
+def test_extension_in_a_jupyter_kernel():
+    """In a real Jupyter kernel (as JupyterLab runs it), is the explanation an output placed after the
+    error output, only while the extension is loaded?"""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    cells = ["%load_ext autograder", "import torch\nloss = torch.tensor([1.0, 2.0]).sum()",
+             "loss.backward()", "%unload_ext autograder", "loss.backward()"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(COURSE_ROOT)}}).execute()
+    loaded, unloaded = nb.cells[2].outputs, nb.cells[4].outputs
+    assert [o.output_type for o in loaded] == ["error", "stream"]
+    assert loaded[0].ename == "RuntimeError" and "(not_built)" in loaded[1].text
+    assert [o.output_type for o in unloaded] == ["error"]

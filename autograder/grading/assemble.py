@@ -10,11 +10,17 @@ points written into the submission never count.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 
 import nbformat
 
-__all__ = ["Question", "questions", "assemble", "grade_id", "is_answer", "is_test"]
+__all__ = ["Question", "questions", "assemble", "grade_id", "is_answer", "is_test", "visible_source",
+           "HIDDEN_TESTS"]
+
+# The markers nbgrader's ClearHiddenTests uses; everything between them is the instructor's.
+HIDDEN_TESTS = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?",
+                          re.MULTILINE | re.DOTALL)
 
 
 def _nbgrader(cell) -> dict:
@@ -52,36 +58,47 @@ def questions(source: nbformat.NotebookNode) -> list[Question]:
     return [Question(grade_id(c), float(_nbgrader(c).get("points", 0))) for c in source.cells if is_test(c)]
 
 
-def _learner_cells(submission: nbformat.NotebookNode, known: set[str]):
-    """Answer sources by grade_id (the last copy wins) and extra code cells keyed by the known
-    grade_id they follow (None: before any known cell)."""
-    answers: dict[str, str] = {}
+def visible_source(text: str) -> str:
+    """A cell's text as the learner sees it: without its hidden-test regions."""
+    return HIDDEN_TESTS.sub("", text)
+
+
+def _learner_cells(submission: nbformat.NotebookNode, source: nbformat.NotebookNode):
+    """Answer sources by grade_id (several cells with one grade_id, as when a learner splits or
+    duplicates an answer cell, are joined in order) and the learner's other code cells, keyed by
+    the known cell they follow (None: before any). A cell is known by its grade_id or, when its
+    nbgrader metadata was stripped, by having exactly the text of a cell of the release."""
+    known = {grade_id(c) for c in source.cells if grade_id(c)}
+    by_text = {visible_source(c.source).strip(): grade_id(c) for c in source.cells
+               if grade_id(c) and not is_answer(c) and c.source.strip()}
+    answers: dict[str, list[str]] = {}
     extras: dict[str | None, list[str]] = {}
     after = None
     for cell in submission.get("cells", []):
-        gid = grade_id(cell)
-        if gid in known:
+        text = cell.get("source", "")
+        text = "".join(text) if isinstance(text, list) else str(text)
+        gid = grade_id(cell) if grade_id(cell) in known else by_text.get(text.strip())
+        if gid is not None:
             after = gid
             if is_answer(cell):
-                answers[gid] = cell.get("source", "")
-        elif cell.get("cell_type") == "code" and not _nbgrader(cell) and cell.get("source", "").strip():
-            extras.setdefault(after, []).append(cell["source"])
-    return answers, extras
+                answers.setdefault(gid, []).append(text)
+        elif cell.get("cell_type") == "code" and text.strip():
+            extras.setdefault(after, []).append(text)
+    return {gid: "\n\n".join(parts) for gid, parts in answers.items()}, extras
 
 
 def assemble(source: nbformat.NotebookNode, submission: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Return a new notebook to execute: the source's cells (hidden tests kept), answer cells
-    replaced by the learner's answers (a missing answer keeps the release stub:
-    ``raise NotImplementedError()``), learner's extra code cells where they were. Outputs are
-    cleared. Neither argument is modified."""
-    known = {grade_id(c) for c in source.cells if grade_id(c)}
-    answers, extras = _learner_cells(submission, known)
+    replaced by the learner's answers (a missing answer becomes an empty comment, so an answer the
+    learner moved into a cell of their own still counts), the learner's extra code cells where
+    they were. Outputs are cleared. Neither argument is modified."""
+    answers, extras = _learner_cells(submission, source)
     graded = copy.deepcopy(source)
     cells = [nbformat.v4.new_code_cell(s) for s in extras.get(None, [])]
     for cell in graded.cells:
         gid = grade_id(cell)
         if is_answer(cell):
-            cell.source = answers.get(gid, "raise NotImplementedError()  # answer cell missing")
+            cell.source = answers.get(gid, "# (no answer cell with this grade_id in the submission)")
         cells.append(cell)
         cells.extend(nbformat.v4.new_code_cell(s) for s in extras.get(gid, []))
     for cell in cells:

@@ -3,19 +3,15 @@ from __future__ import annotations
 
 import copy
 import html
-import re
 
 import nbformat
 from nbconvert import HTMLExporter
 
-from .assemble import is_test
+from .assemble import HIDDEN_TESTS, is_test
 from .grade_one import Result
 
 __all__ = ["feedback_notebook", "feedback_html"]
 
-# The same markers nbgrader's ClearHiddenTests uses; everything between them is the instructor's.
-_HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?",
-                     re.MULTILINE | re.DOTALL)
 
 
 def _summary(result: Result) -> str:
@@ -39,7 +35,7 @@ def feedback_notebook(result: Result) -> nbformat.NotebookNode:
         if cell.cell_type != "code":
             continue
         if is_test(cell):
-            cell.source = _HIDDEN.sub("# (hidden tests ran here)\n", cell.source)
+            cell.source = HIDDEN_TESTS.sub("# (hidden tests ran here)\n", cell.source)
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
                 out["traceback"] = [f"{out.get('ename', 'Error')}: {out.get('evalue', '')}"]

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
 from .assemble import assemble, grade_id, is_test, questions
-from .runner import run_cells
+from .runner import run_cells, warm_up
 from .values import compare
 
 __all__ = ["QuestionResult", "Result", "reference", "grade_notebook"]
@@ -69,6 +70,7 @@ def reference(source: nbformat.NotebookNode, **limits) -> dict[str, list]:
     Raises:
         RuntimeError: a test cell fails on the instructor's own solution.
     """
+    warm_up()  # forks then start with torch imported (a no-op after the first call)
     key = hashlib.sha256(nbformat.writes(source).encode()).hexdigest()
     if key not in _REFERENCES:
         cells = _code_cells(source)
@@ -95,6 +97,24 @@ def _verdict(cell_run, expected: list) -> str:
         if not ok:
             return f"checked again outside your notebook: {message}"
     return ""
+
+
+def _run_past_stops(cells: list, limits: dict, retries: int = 3):
+    """Run the cells; when one times out or kills its process, run them again in a new process
+    with that cell left out, so one runaway question does not cost the others (at most
+    ``retries`` times, within the notebook's total time). Returns ``(last run, {cell index:
+    why it was left out})``."""
+    stops: dict[int, str] = {}
+    deadline = time.monotonic() + limits["total_timeout"]
+    while True:
+        texts = [f"# left out: {stops[i]}" if i in stops else c.source for i, c in enumerate(cells)]
+        with tempfile.TemporaryDirectory(prefix="grade-") as workdir:
+            run = run_cells(texts, workdir, **dict(limits, total_timeout=max(deadline - time.monotonic(), 1)))
+        if run.status == "ok" or run.cell is None:
+            return run, stops
+        stops[run.cell] = run.status
+        if len(stops) > retries or run.status == "notebook time limit":
+            return run, stops
 
 
 def grade_notebook(path: Path | None, source: nbformat.NotebookNode, student_id: str,
@@ -130,16 +150,16 @@ def grade_notebook(path: Path | None, source: nbformat.NotebookNode, student_id:
         return result
     graded = assemble(source, submission)
     cells = _code_cells(graded)
-    with tempfile.TemporaryDirectory(prefix="grade-") as workdir:
-        run = run_cells([c.source for c in cells], workdir, **limits)
-    if run.status != "ok":
-        result.status = f"{run.status} in {grade_id(cells[run.cell]) or f'cell {run.cell + 1}'}"
+    run, stops = _run_past_stops(cells, limits)
+    if stops:
+        result.status = "; ".join(f"{status} in {grade_id(cells[i]) or f'cell {i + 1}'}" for i, status in stops.items())
     by_id = {q.grade_id: q for q in result.questions}
     for count, (cell, cell_run) in enumerate(zip(cells, run.cells), start=1):
         cell.outputs, cell.execution_count = cell_run.outputs, count if cell_run.finished else None
         if is_test(cell):
             q = by_id[grade_id(cell)]
-            q.message = _verdict(cell_run, expected[q.grade_id]) if cell_run.finished else f"not run: {result.status}"
+            stopped = stops.get(count - 1) or (run.status if not cell_run.finished else None)
+            q.message = f"stopped: {stopped}" if stopped else _verdict(cell_run, expected[q.grade_id])
             q.score = 0.0 if q.message else q.points
     result.notebook = graded
     return result

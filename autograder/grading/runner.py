@@ -77,7 +77,7 @@ def _outputs(captured, error) -> list:
     return outputs
 
 
-def _child(conn, sources: list[str], workdir: str, memory_limit: int | None) -> None:
+def _child(conn, workdir: str, memory_limit: int | None) -> None:
     def send(message: dict) -> None:
         conn.send_bytes(json.dumps(message).encode())
 
@@ -90,6 +90,9 @@ def _child(conn, sources: list[str], workdir: str, memory_limit: int | None) -> 
             mapped = int(f.read().split()[0]) * resource.getpagesize()
         resource.setrlimit(resource.RLIMIT_AS, (mapped + memory_limit, mapped + memory_limit))
     os.environ["MPLBACKEND"] = "Agg"
+    import torch
+
+    torch.set_num_threads(1)  # an OpenMP pool inherited through fork is not safe to use
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.utils.capture import capture_output
 
@@ -100,8 +103,11 @@ def _child(conn, sources: list[str], workdir: str, memory_limit: int | None) -> 
     run_cell = shell.run_cell  # bound now: a cell that replaces shell.run_cell changes nothing here
     exports: list = []
     check._EXPORT = lambda name, value, tolerance: exports.append([name, values.encode(value), tolerance])
-    for index, source in enumerate(sources):
-        send({"event": "start", "cell": index})
+    while True:  # cells arrive one at a time: later cells (tests) are not in memory before they run
+        request = json.loads(conn.recv_bytes())
+        if "source" not in request:
+            break
+        index, source = request["cell"], request["source"]
         exports.clear()
         with capture_output() as captured:
             result = run_cell(source, store_history=True)
@@ -109,7 +115,6 @@ def _child(conn, sources: list[str], workdir: str, memory_limit: int | None) -> 
         error = None if failure is None else (type(failure).__name__, str(failure))
         send({"event": "done", "cell": index, "outputs": _outputs(captured, error), "error": error,
               "exports": list(exports)})
-    send({"event": "end"})
 
 
 def run_cells(sources: list[str], workdir: str, cell_timeout: float = 60, total_timeout: float = 300,
@@ -127,46 +132,45 @@ def run_cells(sources: list[str], workdir: str, cell_timeout: float = 60, total_
     """
     run = Run([CellRun() for _ in sources])
     context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(sender, sources, workdir, memory_limit), daemon=True)
+    conn, child_conn = context.Pipe(duplex=True)
+    process = context.Process(target=_child, args=(child_conn, workdir, memory_limit), daemon=True)
     process.start()
-    sender.close()
+    child_conn.close()
     notebook_deadline = time.monotonic() + total_timeout
-    cell_deadline, current = notebook_deadline, 0
     try:
-        while True:
+        for index, source in enumerate(sources):
+            run.cell = index
+            conn.send_bytes(json.dumps({"cell": index, "source": source}).encode())
+            cell_deadline = time.monotonic() + cell_timeout
             wait = min(cell_deadline, notebook_deadline) - time.monotonic()
-            if not receiver.poll(max(wait, 0)):
+            if not conn.poll(max(wait, 0)):
                 run.status = "notebook time limit" if notebook_deadline <= cell_deadline else "timeout"
-                run.cell = current
                 break
             try:
-                message = json.loads(receiver.recv_bytes(_MAX_MESSAGE))
-                event, index = message["event"], message.get("cell", 0)
+                message = json.loads(conn.recv_bytes(_MAX_MESSAGE))
+                if message.get("event") != "done" or message.get("cell") != index:
+                    raise ValueError("out of order")
             except EOFError:
                 process.join(1)
                 code = process.exitcode
-                how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-                run.status, run.cell = f"crashed ({how})", current
+                run.status = f"crashed ({f'signal {-code}' if code is not None and code < 0 else f'exit code {code}'})"
                 break
-            except (OSError, ValueError, KeyError, TypeError):
-                run.status, run.cell = "crashed (unreadable report)", current
+            except (OSError, ValueError, TypeError, AttributeError):
+                run.status = "crashed (unreadable report)"
                 break
-            if event == "end":
-                break
-            if not isinstance(index, int) or not 0 <= index < len(sources):
-                continue
-            current = index
-            if event == "start":
-                cell_deadline = time.monotonic() + cell_timeout
-            elif event == "done":
-                cell = run.cells[index]
-                cell.finished = True
-                cell.outputs = message.get("outputs") or []
-                cell.error = tuple(message["error"]) if message.get("error") else None
-                cell.exports = message.get("exports") or []
+            cell = run.cells[index]
+            cell.finished = True
+            cell.outputs = message.get("outputs") or []
+            cell.error = tuple(message["error"]) if message.get("error") else None
+            cell.exports = message.get("exports") or []
+        else:
+            run.cell = None
+            conn.send_bytes(json.dumps({"stop": True}).encode())
+    except (BrokenPipeError, OSError):  # the process died between two cells
+        process.join(1)
+        run.status = f"crashed (exit code {process.exitcode})"
     finally:
-        receiver.close()
+        conn.close()
         if process.is_alive():
             process.kill()
         process.join()

@@ -1,4 +1,5 @@
 """Is the graded notebook the instructor's, with only the learner's answers taken?"""
+import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from autograder.grading.assemble import assemble, questions
@@ -40,11 +41,38 @@ def test_extra_learner_cells_stay_after_the_cell_they_followed(source):
         "def f():", "def g():", "assert f() is not None, 'f returned None'"]
 
 
-def test_missing_answer_cell_keeps_the_stub(source):
-    """If the answer cell is gone, does the question fail as unanswered?"""
+def test_missing_answer_cell_leaves_a_comment(source):
+    """If the answer cell is gone, is it replaced by a comment (no stub that could overwrite an
+    answer the learner wrote in a cell of their own)?"""
     sub = submission_of(source, "")
     del sub.cells[2]
-    assert "NotImplementedError" in assemble(source, sub).cells[2].source
+    assert assemble(source, sub).cells[2].source.startswith("# (no answer cell")
+
+
+def test_split_or_duplicated_answer_cells_are_joined(source):
+    """Are two cells carrying the answer's grade_id run together, in order?"""
+    sub = submission_of(source, "def g():\n    return 1")
+    sub.cells.insert(3, nbformat.from_dict(dict(sub.cells[2], source="def f():\n    return g()")))
+    assert assemble(source, sub).cells[2].source == "def g():\n    return 1\n\ndef f():\n    return g()"
+
+
+def test_stripped_metadata_is_recognised_by_text(source):
+    """With all nbgrader metadata stripped, does the answer still run before the test?"""
+    sub = submission_of(source, "def f():\n    return 1")
+    for cell in sub.cells:
+        cell.metadata = {}
+    graded = assemble(source, sub)
+    order = [c.source.splitlines()[0] for c in graded.cells]
+    assert order.index("def f():") < order.index("assert f() is not None, 'f returned None'")
+    assert order.index("import math") < order.index("def f():")
+
+
+def test_renamed_grade_id_still_runs_as_learner_code(source):
+    """Does an answer cell whose grade_id was renamed still run, after the cell it followed?"""
+    sub = submission_of(source, "def f():\n    return 1")
+    sub.cells[2].metadata["nbgrader"]["grade_id"] = "renamed"
+    sources = [c.source for c in assemble(source, sub).cells]
+    assert sources.index("def f():\n    return 1") < sources.index(source.cells[3].source)
 
 
 def test_inputs_are_not_modified(source):

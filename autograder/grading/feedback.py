@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 import html
+from functools import lru_cache
 
 import nbformat
 from nbconvert import HTMLExporter
@@ -43,7 +44,12 @@ def feedback_notebook(result: Result) -> nbformat.NotebookNode:
     return nb
 
 
+@lru_cache(maxsize=1)
+def _exporter() -> HTMLExporter:
+    return HTMLExporter(template_name="classic")  # building one costs ~0.5 s: once per worker
+
+
 def feedback_html(result: Result) -> str:
     """The feedback page as a standalone HTML document (str)."""
-    body, _ = HTMLExporter(template_name="classic").from_notebook_node(feedback_notebook(result))
+    body, _ = _exporter().from_notebook_node(feedback_notebook(result))
     return body

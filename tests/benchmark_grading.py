@@ -1,7 +1,7 @@
 """Benchmark: grade a synthetic class with our command (--jobs 1 and 2) and with plain sequential
 `nbgrader autograde`, on the same submissions, in one run. Not a test; run it by hand:
 
-    .venv/bin/python tests/benchmark_grading.py [--students 40] [--assignments ex01_graph ...]
+    .venv/bin/python tests/benchmark_grading.py [--students 40] [--assignments ex01_graph ...] [--demo]
 
 The class: every student submits every assignment, a realistic mix built from the demo class:
 mostly correct answers and typical mistakes, some untouched releases, some truncated files and
@@ -86,14 +86,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=40)
     parser.add_argument("--assignments", nargs="*", default=sorted(load_sources(COURSE_ROOT / "solutions")))
+    parser.add_argument("--demo", action="store_true", help="grade exactly the demo class instead")
     args = parser.parse_args()
     start_up_costs()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         submitted = tmp / "submitted"
-        notebooks = build_class(submitted, args.students, args.assignments)
-        print(f"{notebooks} notebooks: {args.students} students x {len(args.assignments)} assignments "
-              f"({', '.join(args.assignments)})")
+        if args.demo:
+            build_demo_class(submitted)
+            notebooks = len(list(submitted.rglob("*.ipynb")))
+            args.assignments = sorted({p.parent.name for p in submitted.rglob("*.ipynb")})
+            print(f"the demo class: {notebooks} notebooks")
+        else:
+            notebooks = build_class(submitted, args.students, args.assignments)
+            print(f"{notebooks} notebooks: {args.students} students x {len(args.assignments)} assignments "
+                  f"({', '.join(args.assignments)})")
         ours = {jobs: timed(f"python -m autograder grade --jobs {jobs}",
                             lambda: grade_class(submitted, tmp / f"out{jobs}", jobs=jobs, progress=False),
                             notebooks) for jobs in (1, 2)}

@@ -164,7 +164,8 @@ def diagnose_bytes(received, expected: int, name: str = "saved bytes",
     """Compare a memory figure (``int`` bytes) with the reference, exactly, and name the usual
     slips: off by exactly one saved storage of ``parts`` (``{"x": 128, "relu output": 96}``),
     a storage counted twice (``received`` = ``expected`` + a part, or 2x), bits for bytes (8x),
-    elements for bytes (1/4 for float32), a float or a tensor where an int was asked for.
+    k graphs counted where one is alive at a time (k x, k >= 3: every iteration or micro-batch
+    added up), elements for bytes (1/4 for float32), a float or a tensor where an int was asked for.
 
     Returns:
         A :class:`Diagnosis` (``kind``: ok, type, double, missing, extra, multiple, fraction,
@@ -192,6 +193,11 @@ def diagnose_bytes(received, expected: int, name: str = "saved bytes",
                          "saved storage counted twice?", rel, 2.0)
     if expected and received == 8 * expected:
         return Diagnosis(False, "multiple", f"{name} is 8x the expected figure: bits, not bytes?", rel, 8.0)
+    if expected > 0 and received > 2 * expected and received % expected == 0:
+        k = received // expected
+        return Diagnosis(False, "multiple", f"{name} is exactly {k}x the expected figure: {k} graphs "
+                         "(iterations, micro-batches) counted, where backward frees each graph before "
+                         "the next one is built?", rel, float(k))
     for size in (2, 4, 8):
         if expected and received * size == expected:
             return Diagnosis(False, "fraction", f"{name} is 1/{size} of the expected figure: elements "

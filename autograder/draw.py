@@ -1,7 +1,10 @@
 """Draw a traced graph with Graphviz, or as a text table where the ``dot`` program is missing."""
 from __future__ import annotations
 
+import base64
+import html
 import shutil
+from collections import Counter
 from typing import Mapping
 
 import graphviz
@@ -9,7 +12,7 @@ import torch
 
 from .graph import Graph, trace
 
-__all__ = ["Drawing", "draw", "dot_available", "INSTALL_DOT"]
+__all__ = ["Drawing", "Figure", "draw", "describe", "html_table", "dot_available", "INSTALL_DOT"]
 
 INSTALL_DOT = ("Graphviz's `dot` program is not installed, so the graph is shown as a table. "
                "Install it with: sudo apt-get install graphviz  (macOS: brew install graphviz)")
@@ -27,12 +30,80 @@ def dot_available() -> bool:
     return shutil.which("dot") is not None
 
 
+def describe(graph: Graph) -> str:
+    """One sentence saying what a drawing of ``graph`` shows: its Nodes (AccumulateGrad with the
+    leaves they write to) and how many tensors they saved. The drawing's ``alt`` text."""
+    if not len(graph):
+        return "An empty autograd graph: no backward Nodes."
+    kinds = Counter(n.kind for n in graph.nodes if n.leaf is None)     # in visit order
+    leaves = [n.leaf for n in graph.nodes if n.leaf is not None]
+    parts = [", ".join(kind if k == 1 else f"{kind} x{k}" for kind, k in kinds.items())] if kinds else []
+    if leaves:
+        parts.append("AccumulateGrad for " + ", ".join(leaves))
+    saved = sum(len(n.saved) for n in graph.nodes)
+    return (f"Autograd graph, {len(graph)} backward Node{'s' if len(graph) != 1 else ''} "
+            f"({'; '.join(parts)}) and {saved} saved tensor{'s' if saved != 1 else ''}. "
+            "The text version lists every Node, where it sends its gradient and what it saved.")
+
+
+def html_table(graph: Graph) -> str:
+    """``graph.table()`` as an HTML table (a header row, one row per Node), for screen readers."""
+    left = ' style="text-align: left"'        # JupyterLab right-aligns table cells by default
+    head = "".join(f"<th{left}>{h}</th>" for h in ("node", "sends grad to", "saved for backward"))
+    rows = []
+    for n in graph.nodes:
+        target = ", ".join(n.next) or (f"-> {n.leaf}.grad" if n.leaf else "-")
+        saved = "; ".join(map(str, n.saved)) or "-"
+        rows.append("<tr>" + "".join(f"<td{left}>{html.escape(v)}</td>" for v in (n.name, target, saved)) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+class Figure:
+    """An SVG picture with its text alternative, shown in Jupyter as an HTML ``<figure>``: the
+    picture (an ``<img>`` with ``alt`` text), a visible ``caption`` and, folded under "Text
+    version", ``details_html`` (e.g. a table of the Nodes). JupyterLab shows this HTML even in a
+    notebook it does not trust yet, where it refuses a bare SVG output. The bundle also carries
+    the SVG itself (labelled with ``role="img"`` and ``aria-label``) and ``text`` as plain text.
+    """
+
+    def __init__(self, svg: str, alt: str, caption: str = "", details_html: str = "", text: str = ""):
+        self.svg, self.alt, self.caption, self.details_html, self.text = svg, alt, caption, details_html, text
+
+    @classmethod
+    def of_graph(cls, svg: str, graph: Graph, title: str = "", caption: str = "") -> "Figure":
+        """Any SVG drawing of ``graph`` (e.g. torchviz's) with ``graph``'s text alternative: alt
+        text ``title`` + :func:`describe`, a table of the Nodes, and the text table as plain text."""
+        alt = f"{title}. {describe(graph)}" if title else describe(graph)
+        return cls(svg, alt, caption, details_html=html_table(graph), text=graph.table())
+
+    def html(self) -> str:
+        """The ``<figure>``: picture, caption and folded text version."""
+        data = base64.b64encode(self.svg.encode("utf-8")).decode("ascii")
+        parts = [f'<img src="data:image/svg+xml;base64,{data}" alt="{html.escape(self.alt)}">']
+        caption = html.escape(self.caption)
+        if self.details_html:
+            caption += (f"<details><summary>Text version: the Nodes and what they saved</summary>{self.details_html}</details>")
+        if caption:
+            parts.append(f"<figcaption>{caption}</figcaption>")
+        return '<figure class="autograd-drawing">' + "".join(parts) + "</figure>"
+
+    def labelled_svg(self) -> str:
+        """The SVG with ``role="img"`` and ``aria-label`` (the alt text) on its root element."""
+        return self.svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(self.alt)}" ', 1)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/html": self.html(), "image/svg+xml": self.labelled_svg(),
+                "text/plain": self.text or self.alt}
+
+
 class Drawing:
     """A drawing of a :class:`~autograder.graph.Graph`.
 
     ``digraph`` is the ``graphviz.Digraph``; ``table`` the same graph as text. In Jupyter it shows
-    as SVG with the table as its text alternative, or as the table alone (with the one line that
-    installs Graphviz) when ``dot`` is missing.
+    as a :class:`Figure`: the SVG picture with :func:`describe`'s sentence as its ``alt`` text and
+    the table of Nodes and saved tensors folded under it ("Text version"); the plain-text part of
+    the output is the table. Where ``dot`` is missing it shows the table alone, with the one line
+    that installs Graphviz.
     """
 
     def __init__(self, graph: Graph, digraph: graphviz.Digraph):
@@ -42,10 +113,14 @@ class Drawing:
         """The drawing as SVG text. Raises ``graphviz.ExecutableNotFound`` without ``dot``."""
         return self.digraph.pipe(format="svg", encoding="utf-8")
 
+    def figure(self) -> Figure:
+        """The drawing with its text alternative (needs ``dot``)."""
+        return Figure.of_graph(self.svg(), self.graph)
+
     def _repr_mimebundle_(self, include=None, exclude=None):
         if not dot_available():
             return {"text/plain": f"{INSTALL_DOT}\n\n{self.table}"}
-        return {"image/svg+xml": self.svg(), "text/plain": self.table}
+        return self.figure()._repr_mimebundle_(include, exclude)
 
     def __repr__(self) -> str:
         return self.table

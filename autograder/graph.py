@@ -12,6 +12,7 @@ so the same code gives the same records and drawings on every run.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
@@ -30,7 +31,10 @@ class SavedTensor:
     (numel x element size, not its storage); ``version`` its version counter now; ``freed`` is
     True when backward already released it (then shape/dtype are unknown and nbytes is 0);
     ``scalar`` is True for a Python number kept as a scalar (``x * 2``): it costs no tensor memory
-    (nbytes 0), as the memory instrument agrees.
+    (nbytes 0), as the memory instrument agrees. ``modified`` is True when an in-place operation
+    changed the tensor after it was saved (autograd then refuses to hand it out, and backward
+    through this Node would raise): ``saved_version`` is the version it was saved at, and shape,
+    dtype and bytes are read from autograd's message.
     """
 
     attr: str
@@ -40,10 +44,16 @@ class SavedTensor:
     version: int = 0
     freed: bool = False
     scalar: bool = False
+    modified: bool = False
+    saved_version: int | None = None
 
     def __str__(self) -> str:
         if self.freed:
             return f"{self.attr}: freed"
+        if self.modified:
+            shape = "x".join(map(str, self.shape)) or "scalar"
+            return (f"{self.attr}: {self.dtype}[{shape}] {self.nbytes} B MODIFIED in place: "
+                    f"saved at v{self.saved_version}, now v{self.version}")
         if self.scalar:
             return f"{self.attr}: Python scalar, 0 B"
         shape = "x".join(map(str, self.shape)) or "scalar"
@@ -117,13 +127,40 @@ def _is_python_scalar(t: torch.Tensor) -> bool:
             and t.dtype in (torch.int64, torch.float64, torch.complex128, torch.bool))
 
 
+# Autograd's message when a saved tensor was changed in place, e.g. "...: [torch.FloatTensor [2, 3]],
+# which is output 0 of Sigmoid, is at version 1; expected version 0 instead." (cuda: torch.cuda.)
+_MODIFIED = re.compile(r"modified by an inplace operation: \[(?:torch\.)?(?:cuda\.)?(?P<type>\w+) "
+                       r"\[(?P<shape>[\d, ]*)\]\].*? is at version (?P<now>\d+); expected version "
+                       r"(?P<saved>\d+)")
+
+
+def _modified(label: str, message: str) -> SavedTensor | None:
+    """The record of a saved tensor that autograd refused to unpack because it was modified in
+    place since it was saved, from autograd's ``message``; None for any other message."""
+    m = _MODIFIED.search(message)
+    if m is None:
+        return None
+    shape = tuple(int(n) for n in m["shape"].replace(" ", "").split(",") if n)
+    try:
+        dtype = getattr(torch, m["type"]).dtype   # torch.FloatTensor.dtype is torch.float32
+        size = torch.empty((), dtype=dtype).element_size()
+    except (AttributeError, TypeError, RuntimeError):
+        dtype, size = None, 0
+    numel = 1
+    for n in shape:
+        numel *= n
+    return SavedTensor(label, shape, str(dtype).replace("torch.", "") if dtype else m["type"],
+                       numel * size, int(m["now"]), modified=True, saved_version=int(m["saved"]))
+
+
 def _saved_tensors(node) -> tuple[SavedTensor, ...]:
     saved = []
     for attr in sorted(a for a in dir(node) if a.startswith("_saved_")):
         try:
             value = getattr(node, attr)
-        except RuntimeError:  # "... access saved tensors after they have already been freed"
-            saved.append(SavedTensor(attr[len("_saved_"):], freed=True))
+        except RuntimeError as error:  # freed by backward, or modified in place since it was saved
+            label = attr[len("_saved_"):]
+            saved.append(_modified(label, str(error)) or SavedTensor(label, freed=True))
             continue
         values = value if isinstance(value, (tuple, list)) else [value]
         for i, t in enumerate(v for v in values if isinstance(v, torch.Tensor)):

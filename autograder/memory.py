@@ -15,7 +15,8 @@ NOTE [ How saved bytes are counted ]
      which is exactly the memory checkpointing saves.
   5. Under saved_tensors_hooks autograd does not compare version counters when it unpacks
      (an in-place change of a saved tensor would silently give wrong gradients), so the meter
-     does that check itself and raises autograd's own "modified by an inplace operation" error.
+     does that check itself and raises autograd's own "modified by an inplace operation" error,
+     for excluded tensors too (a parameter that ``optimizer.step()`` changed after it was saved).
 All figures are ``int`` bytes.
 """
 from __future__ import annotations
@@ -29,7 +30,8 @@ __all__ = ["SavedTensorMeter", "measure_saved", "CudaMemory", "cuda_memory"]
 
 
 class _Packed:
-    """What autograd holds instead of a saved tensor while the meter counts it (NOTE 1)."""
+    """What autograd holds instead of a saved tensor while the meter counts it (NOTE 1); ``key``
+    is None for a tensor that is not counted (NOTE 3), which is kept only for the check of NOTE 5."""
 
     __slots__ = ("tensor", "version", "key", "meter")
 
@@ -72,8 +74,8 @@ class SavedTensorMeter:
     def _pack(self, tensor: torch.Tensor):
         key = self._key(tensor)
         self.packed_tensors += 1
-        if key in self._excluded or key[2] == 0:
-            return tensor
+        if key in self._excluded or key[2] == 0:  # not counted, but still version-checked (NOTE 5)
+            return _Packed(tensor.detach(), None, self)
         entry = self._live.setdefault(key, [0, key[2]])
         if entry[0] == 0:
             self.alive_bytes += key[2]

@@ -94,6 +94,7 @@ PARTS = {"x": 128, "the ReLU output": 96}
     (320, "double", "the ReLU output. Was it counted twice"),
     (96, "missing", "exactly the size of x"),
     (448, "double", "2x"),
+    (896, "multiple", "exactly 4x the expected figure: 4 graphs"),
     (56, "fraction", "elements rather than bytes"),
     (224.0, "type", "int number of bytes"),
     (225, "mismatch", "+1 B"),

@@ -1,9 +1,12 @@
 """Are drawings deterministic, labelled, and readable without Graphviz?"""
+import base64
+import re
+
 import pytest
 import torch
 
 import autograder.draw as draw_module
-from autograder.draw import INSTALL_DOT, draw
+from autograder.draw import INSTALL_DOT, Figure, describe, draw
 
 
 def graph_output():
@@ -35,6 +38,42 @@ def test_svg_carries_a_text_alternative():
     bundle = draw(graph_output()[1])._repr_mimebundle_()
     assert bundle["image/svg+xml"].lstrip().startswith("<?xml")
     assert "SigmoidBackward0" in bundle["text/plain"]
+
+
+@pytest.mark.skipif(not draw_module.dot_available(), reason="Graphviz dot is not installed")
+def test_html_figure_has_alt_text_and_a_table_of_nodes_and_saved_tensors():
+    """Does the HTML figure (what JupyterLab shows) describe the graph for screen readers: alt text
+    naming the Nodes and leaves, and a table with a row per Node and its saved tensors?"""
+    w, out = graph_output()
+    drawing = draw(out, names={"w": w})
+    page = drawing._repr_mimebundle_()["text/html"]
+    alt = describe(drawing.graph)
+    assert alt == ("Autograd graph, 4 backward Nodes (SumBackward0, MulBackward0, SigmoidBackward0; "
+                   "AccumulateGrad for w) and 2 saved tensors. The text version lists every Node, "
+                   "where it sends its gradient and what it saved.")
+    assert page.startswith('<figure class="autograd-drawing"><img src="data:image/svg+xml;base64,')
+    assert f'alt="{alt}"' in page
+    assert "<summary>Text version" in page and page.count("<tr>") == 1 + len(drawing.graph)
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", page)
+    assert cells[6:9] == ["SigmoidBackward0", "AccumulateGrad", "result: float32[3] 12 B v0"]
+    assert cells[10] == "-&gt; w.grad"
+    svg = base64.b64decode(page.split("base64,")[1].split('"')[0]).decode()
+    assert svg == drawing.svg()
+    assert drawing._repr_mimebundle_()["image/svg+xml"].count(f'aria-label="{alt}"') == 1
+
+
+def test_figure_escapes_its_texts():
+    """Are alt text, caption and SVG label escaped, so a name with < or " cannot break the HTML?"""
+    fig = Figure('<svg width="1"></svg>', alt='a "b" <c>', caption="x < y")
+    page = fig.html()
+    assert 'alt="a &quot;b&quot; &lt;c&gt;"' in page and "<figcaption>x &lt; y</figcaption>" in page
+    assert fig.labelled_svg() == '<svg role="img" aria-label="a &quot;b&quot; &lt;c&gt;" width="1"></svg>'
+    assert fig._repr_mimebundle_()["text/plain"] == 'a "b" <c>'
+
+
+def test_an_empty_graph_is_described():
+    """Does a tensor without grad_fn get a sentence rather than an empty alt text?"""
+    assert describe(draw(torch.ones(2)).graph) == "An empty autograd graph: no backward Nodes."
 
 
 def test_without_dot_the_table_and_install_line_are_shown(monkeypatch):

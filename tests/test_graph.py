@@ -85,3 +85,16 @@ def test_python_number_operand_is_a_scalar_not_a_saved_tensor():
     x = torch.ones(2, requires_grad=True)
     (saved,) = trace(x * 2)["MulBackward0"].saved
     assert saved.scalar and saved.nbytes == 0 and str(saved) == "other: Python scalar, 0 B"
+
+
+def test_saved_tensor_modified_in_place_is_not_reported_as_freed():
+    """Is a saved output changed in place (y = x.sigmoid(); y += 1) recorded as modified, with its
+    shape, bytes and both versions, rather than as freed?"""
+    x = torch.ones(2, 3, requires_grad=True)
+    y = x.sigmoid()
+    y += 1
+    y.mul_(2)
+    (saved,) = trace(y)["SigmoidBackward0"].saved
+    assert (saved.modified, saved.freed, saved.shape, saved.dtype, saved.nbytes) == (True, False, (2, 3), "float32", 24)
+    assert (saved.saved_version, saved.version) == (0, 2)
+    assert "MODIFIED in place: saved at v0, now v2" in str(saved)

@@ -127,3 +127,17 @@ def test_gradients_are_unchanged_by_the_meter():
     x.grad = None
     (x.sigmoid() * x.exp()).sum().backward()
     torch.testing.assert_close(with_meter, x.grad)
+
+
+def test_inplace_change_of_an_excluded_parameter_still_raises():
+    """Does an optimizer step between a forward and its (retained) backward still raise the
+    version error while the meter runs, for a parameter it does not count (exclude)?"""
+    layer = nn.Linear(3, 2)
+    opt = torch.optim.SGD(layer.parameters(), lr=0.1)
+    with SavedTensorMeter(exclude=layer.parameters()) as meter:
+        loss = layer(torch.randn(4, 3, requires_grad=True)).pow(2).sum()
+    loss.backward(retain_graph=True)
+    opt.step()  # changes the weight addmm saved (transposed) to compute the input's gradient
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+    assert meter.alive_bytes > 0     # the retained graph is still counted, weights apart

@@ -13,6 +13,7 @@ at ``MAX_OUTPUT`` characters per cell. A fork that dies (``os._exit``, a segfaul
 """
 from __future__ import annotations
 
+import faulthandler
 import json
 import multiprocessing
 import os
@@ -55,6 +56,7 @@ def warm_up() -> None:
     """Import what every notebook needs once, in the worker, so forks start with it loaded."""
     import IPython.core.interactiveshell  # noqa: F401
     import torch  # noqa: F401
+    import torch._dynamo  # noqa: F401  (the first optimizer or checkpoint imports it: about 3 s)
 
     import autograder.check  # noqa: F401
     import autograder.graph  # noqa: F401
@@ -82,6 +84,7 @@ def _child(conn, workdir: str, memory_limit: int | None) -> None:
         conn.send_bytes(json.dumps(message).encode())
 
     os.chdir(workdir)
+    faulthandler.disable()  # a crash dump would go to the parent's stderr (pytest's, say)
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # C-level prints and crash dumps do not reach the grader's terminal
         os.dup2(null, fd)

@@ -1,0 +1,489 @@
+"""What a learner sees: the course in JupyterLab, in headless Chromium.
+
+nbval checks what the notebooks print; these tests check what a learner sees in the browser. A
+JupyterLab server starts on loopback with a fresh configuration, serving a temporary copy of the
+course (so nothing is ever saved into the repository), and Chromium (Debian's ``chromium``
+package, driven by Playwright's Python package) opens the start page and every lesson, runs all
+cells and asserts: every cell ran and the kernel is idle at the end; no error output (nor anything
+on stderr) outside the cells tagged ``raises-exception``; every explorer widget renders and
+responds to one interaction; every graph drawing and plot is visible, and every drawing carries its
+text version. A second test does an exercise as a learner would: a correct answer, then a typical
+mistake, and reads what the check cell says each time.
+
+Screenshots of each notebook go to ``test-artifacts/browser/`` (a long notebook is cut into several
+pages: ``NAME.png``, ``NAME-2.png``, ...), with the server's log. Select or leave out these tests
+with ``-m browser`` / ``-m "not browser"``. They skip, saying why, when Playwright or Chromium is
+missing (``apt-get install chromium``; ``COURSE_CHROMIUM`` may point to another Chromium binary),
+and fail instead when ``COURSE_REQUIRE_BROWSER`` is set, as in CI.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.grading.mistakes.ex01_graph import MISTAKES
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:          # pragma: no cover - depends on the machine
+    sync_playwright = None
+
+REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPO / "test-artifacts" / "browser"
+CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+VIEWPORT = {"width": 1280, "height": 900}
+SCREENSHOT_PAGE = 15000      # pixels of notebook per screenshot (Chromium's limit is about 16000)
+LESSONS = sorted(p.name for p in (REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+EXERCISE = "ex01_graph"
+MISTAKE = "ex01-q2-sign"     # a typical mistake in question 2 (autograder/grading/mistakes/ex01_graph.py)
+
+
+def _missing() -> str | None:
+    if sync_playwright is None:
+        return "Playwright is not installed: pip install -r requirements.txt"
+    if not os.access(CHROMIUM, os.X_OK):
+        return (f"Chromium is not installed at {CHROMIUM}: install it with `apt-get install chromium` "
+                "(Debian/Ubuntu; .ci/run does), or set COURSE_CHROMIUM to a Chromium binary")
+    return None
+
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _browser_available():
+    """Skip, saying why, without Playwright or Chromium; fail instead where COURSE_REQUIRE_BROWSER
+    is set (.ci/run sets it, so that CI cannot pass by skipping these tests)."""
+    reason = _missing()
+    if reason and os.environ.get("COURSE_REQUIRE_BROWSER"):
+        pytest.fail(f"COURSE_REQUIRE_BROWSER is set, but {reason}")
+    if reason:
+        pytest.skip(reason)
+
+
+# JupyterLab user settings for the test: no news or update pop-ups over the screenshots, every
+# cell attached to the page (not only those in view), and no autosave.
+LAB_SETTINGS = {
+    "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
+    "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none", "scrollPastEnd": False},
+    "@jupyterlab/docmanager-extension/plugin": {"autosave": False},
+}
+
+# --- JavaScript run in the page (JupyterLab exposes its application as window.jupyterapp) ---------
+
+NOTEBOOK_READY = """(path) => {
+    const app = window.jupyterapp, w = app && app.shell.currentWidget;
+    const s = w && w.sessionContext, k = s && s.session && s.session.kernel;
+    return !!(w && w.content && w.context && w.context.path === path && w.context.isReady &&
+              k && k.status === 'idle' && w.content.widgets.length > 0);
+}"""
+KERNEL_IDLE = """() => {
+    const s = window.jupyterapp.shell.currentWidget.sessionContext;
+    return !!(s.session && s.session.kernel && s.session.kernel.status === 'idle');
+}"""
+# The kernel is idle and no cell is running or waiting to run (the kernel is idle for a moment
+# between two cells of a Run All).
+ALL_DONE = """() => {
+    const w = window.jupyterapp.shell.currentWidget, s = w.sessionContext;
+    const idle = !!(s.session && s.session.kernel && s.session.kernel.status === 'idle');
+    return idle && !w.content.widgets.some(c => c.model.type === 'code' && c.model.executionState === 'running');
+}"""
+# Run All; its promise settles when every cell has run, or at the first error output (the later
+# cells still run: a cell tagged raises-exception does not stop the kernel's queue), hence ALL_DONE.
+RUN_ALL = """async (ms) => {
+    const run = window.jupyterapp.commands.execute('notebook:run-all-cells');
+    const late = new Promise(resolve => setTimeout(() => resolve('timeout'), ms));
+    return await Promise.race([run, late]);
+}"""
+CELLS = """() => window.jupyterapp.shell.currentWidget.content.widgets.map((c, i) => ({
+    index: i, type: c.model.type, source: c.model.sharedModel.getSource(),
+    count: c.model.type === 'code' ? c.model.executionCount : null,
+    tags: c.model.getMetadata('tags') || [],
+    grade_id: (c.model.getMetadata('nbgrader') || {}).grade_id || null,
+    outputs: c.model.type === 'code' ? c.model.outputs.toJSON() : [],
+}))"""
+# What each cell shows: its output text, its pictures, and its explorer widgets (top-level widget
+# views, each marked with data-course-widget so Playwright can find it again).
+RENDERED = """() => {
+    const cells = window.jupyterapp.shell.currentWidget.content.widgets;
+    let widget = 0;
+    return cells.map((c, i) => {
+        const outputs = Array.from(c.node.querySelectorAll('.jp-OutputArea-output'));
+        const roots = Array.from(c.node.querySelectorAll('.jp-OutputArea-output > .jupyter-widgets'))
+            .filter(el => !el.parentElement.closest('.jupyter-widgets'));
+        const widgets = roots.map(el => { el.setAttribute('data-course-widget', String(widget)); return widget++; });
+        const images = Array.from(c.node.querySelectorAll('.jp-OutputArea-output img')).map(img => {
+            const r = img.getBoundingClientRect(), figure = img.closest('figure.autograd-drawing');
+            return {alt: img.alt, loaded: img.complete && img.naturalWidth > 0, width: r.width, height: r.height,
+                    shown: img.checkVisibility({checkOpacity: true, checkVisibilityCSS: true}),
+                    in_widget: !!img.closest('.jupyter-widgets'), drawing: !!figure,
+                    table_rows: figure ? figure.querySelectorAll('details table tr').length : 0};
+        });
+        return {index: i, text: outputs.filter(o => !o.closest('.jupyter-widgets')).map(o => o.innerText).join('\\n'),
+                all_text: outputs.map(o => o.innerText).join('\\n'), images, widgets};
+    });
+}"""
+SCROLLER = "window.jupyterapp.shell.currentWidget.node.querySelector('.jp-WindowedPanel-outer')"
+SCROLL_INFO = f"() => {{ const o = {SCROLLER}; return [o.scrollHeight, o.clientHeight, window.innerHeight]; }}"
+SCROLL_TO = f"(top) => {{ {SCROLLER}.scrollTop = top; }}"
+# Messages JupyterLab or ipywidgets show instead of an output they cannot render.
+RENDER_FAILURES = ("Cannot display", "Error displaying widget", "Loading widget", "No renderer could be found",
+                   "Javascript Error", "[Open Browser Console")
+
+
+@dataclass
+class Lab:
+    """A running JupyterLab: its address, token, served folder and process."""
+
+    url: str
+    token: str
+    root: Path
+    process: subprocess.Popen
+
+    def api(self, path: str, method: str = "GET"):
+        request = urllib.request.Request(f"{self.url}{path}", method=method,
+                                         headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """JupyterLab on 127.0.0.1 with a fresh configuration, serving a temporary copy of the course's
+    notebooks and exercises (the autograder package comes from the environment)."""
+    tmp = tmp_path_factory.mktemp("lab")
+    root = tmp / "course"
+    for folder in ("notebooks", "exercises", "assets"):
+        if (REPO / folder).is_dir():
+            shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    for plugin, values in LAB_SETTINGS.items():
+        file = tmp / "settings" / f"{plugin}.jupyterlab-settings"
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(json.dumps(values))
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp / "config"), "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
+           "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
+           "IPYTHONDIR": str(tmp / "ipython")}
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    port, token = _free_port(), secrets.token_hex(16)
+    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+               "--ServerApp.port_retries=0", f"--ServerApp.token={token}", f"--ServerApp.root_dir={root}",
+               "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+               "--LabApp.expose_app_in_browser=True", "--allow-root"]
+    log_path = ARTIFACTS / "jupyterlab.log"
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    server = Lab(f"http://127.0.0.1:{port}", token, root, process)
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"JupyterLab exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
+            try:
+                server.api("/api/status")
+                break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                if time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not answer in 90 s:\n{log_path.read_text()[-3000:]}")
+                time.sleep(0.3)
+        yield server
+    finally:
+        try:
+            server.api("/api/shutdown", method="POST")      # stops the kernels too
+            process.wait(timeout=20)
+        except Exception:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """Headless Chromium with a fresh profile."""
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=CHROMIUM, headless=True,
+            args=CHROMIUM_ARGS, viewport=VIEWPORT)
+        context.set_default_timeout(60_000)
+        yield context
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def lab_page(lab, browser):
+    """One JupyterLab tab for all the tests of this module (loading JupyterLab takes seconds)."""
+    page = browser.new_page()
+    page.goto(f"{lab.url}/lab?reset&token={lab.token}")
+    page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.shell)", timeout=120_000)
+    page.evaluate("async () => { await window.jupyterapp.restored; }")
+    yield page
+    page.close()
+
+
+@pytest.fixture
+def open_notebook(lab, lab_page):
+    """A function opening a notebook (path relative to the served root) in JupyterLab, once its
+    kernel is idle; afterwards the notebook is closed unsaved and its kernel shut down."""
+
+    def open_(path: str):
+        lab_page.evaluate("async (path) => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }",
+                          path)
+        lab_page.wait_for_function(NOTEBOOK_READY, arg=path, timeout=120_000)
+        lab_page.evaluate("() => { window.jupyterapp.shell.collapseLeft(); window.jupyterapp.shell.collapseRight(); }")
+        return lab_page
+
+    yield open_
+    lab_page.evaluate("""async () => {
+        for (const w of Array.from(window.jupyterapp.shell.widgets('main'))) {
+            if (w.sessionContext) { await w.sessionContext.shutdown(); }
+            w.dispose();                 // closes without saving (and without asking)
+        }
+    }""")
+    for session in lab.api("/api/sessions"):
+        lab.api(f"/api/sessions/{session['id']}", method="DELETE")
+
+
+def screenshot(page, name: str) -> list[Path]:
+    """The whole notebook in ``ARTIFACTS/name.png`` (and ``name-2.png``, ... for a long one)."""
+    for old in ARTIFACTS.glob(f"{name}*.png"):
+        if re.fullmatch(rf"{re.escape(name)}(-\d+)?\.png", old.name):
+            old.unlink()
+    total, inner, window = page.evaluate(SCROLL_INFO)
+    chrome = window - inner              # menu, tabs, toolbar and status bar
+    paths = []
+    try:
+        for k, top in enumerate(range(0, total, SCREENSHOT_PAGE)):
+            height = min(SCREENSHOT_PAGE, total - top)
+            page.set_viewport_size({"width": VIEWPORT["width"], "height": height + chrome})
+            page.wait_for_function(f"() => {SCROLLER}.clientHeight === {height}")   # laid out again
+            page.evaluate(SCROLL_TO, top)
+            page.wait_for_function(f"() => Math.abs({SCROLLER}.scrollTop - {top}) <= 1")
+            page.wait_for_timeout(300)
+            path = ARTIFACTS / (f"{name}.png" if k == 0 else f"{name}-{k + 1}.png")
+            page.screenshot(path=str(path))
+            paths.append(path)
+    finally:
+        page.set_viewport_size(VIEWPORT)
+        page.evaluate(SCROLL_TO, 0)
+    return paths
+
+
+def output_problems(cells: list[dict]) -> list[str]:
+    """Cells that did not run, and error or stderr output outside the cells tagged raises-exception."""
+    problems = []
+    for cell in cells:
+        if cell["type"] != "code" or not cell["source"].strip():
+            continue
+        if cell["count"] is None:
+            problems.append(f"cell {cell['index']} did not run")
+        if "raises-exception" in cell["tags"]:
+            continue
+        for out in cell["outputs"]:
+            if out["output_type"] == "error":
+                problems.append(f"cell {cell['index']} shows an error: {out['ename']}: {out['evalue'][:300]}")
+            elif out["output_type"] == "stream" and out["name"] == "stderr":
+                problems.append(f"cell {cell['index']} prints on stderr: {''.join(out['text'])[:300]}")
+    return problems
+
+
+def picture_problems(cells: list[dict], shown: list[dict]) -> list[str]:
+    """Pictures that are missing, not loaded or hidden, drawings without a text version, outputs
+    JupyterLab could not render."""
+    problems = []
+    for cell, view in zip(cells, shown):
+        i = cell["index"]
+        expected = sum(1 for out in cell["outputs"] if out.get("data", {}).keys()
+                       & {"image/svg+xml", "image/png", "image/jpeg"})
+        for out in cell["outputs"]:
+            if "image/svg+xml" in out.get("data", {}) and "text/html" not in out["data"]:
+                problems.append(f"cell {i}: an SVG drawing without a text version (use draw() or Figure)")
+        pictures = [img for img in view["images"] if not img["in_widget"]]
+        if len(pictures) < expected:
+            problems.append(f"cell {i}: {expected} pictures in its outputs, {len(pictures)} shown")
+        for img in view["images"]:
+            if not (img["loaded"] and img["shown"] and img["width"] > 10 and img["height"] > 10):
+                problems.append(f"cell {i}: a picture is not visible ({img})")
+            if img["drawing"] and not (img["alt"] and img["table_rows"] > 1):
+                problems.append(f"cell {i}: a graph drawing without alt text or table of Nodes")
+        for phrase in RENDER_FAILURES:
+            if phrase in view["all_text"]:
+                problems.append(f"cell {i} shows {phrase!r}: {view['all_text'][:300]}")
+    return problems
+
+
+def interact(root) -> str:
+    """One learner action on an explorer: tick its first checkbox, else choose another entry of its
+    first drop-down menu, else move its first slider to the other end. Says what it did."""
+    boxes = root.locator("input[type=checkbox]")
+    if boxes.count():
+        boxes.first.click()
+        return "clicked a checkbox"
+    menus = root.locator("select")
+    if menus.count():
+        menu = menus.first
+        current = menu.input_value()
+        other = next(v for v in menu.locator("option").evaluate_all("os => os.map(o => o.value)") if v != current)
+        menu.select_option(other)
+        return f"chose {other!r} in a menu"
+    handles = root.locator(".noUi-handle")
+    if handles.count():
+        handle = handles.first
+        at_end = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+        handle.focus()
+        handle.press("Home" if at_end else "End")
+        return "moved a slider"
+    raise AssertionError("an explorer without a checkbox, menu or slider")
+
+
+def widget_problems(page, shown: list[dict]) -> list[str]:
+    """Each explorer must answer one interaction with new output and no error."""
+    problems = []
+    for view in shown:
+        for n in view["widgets"]:
+            root = page.locator(f'[data-course-widget="{n}"]')
+            outputs = root.locator(".widget-output")
+            if not root.is_visible() or not outputs.count():
+                problems.append(f"cell {view['index']}: explorer {n} is not visible or has no output area")
+                continue
+            before = outputs.first.inner_text()
+            root.scroll_into_view_if_needed()
+            action = interact(root)
+            try:
+                page.wait_for_function("([el, before]) => el.innerText.trim() !== '' && el.innerText !== before",
+                                       arg=[outputs.first.element_handle(), before], timeout=30_000)
+                page.wait_for_function(KERNEL_IDLE, timeout=30_000)
+                page.wait_for_timeout(300)
+            except Exception:
+                problems.append(f"cell {view['index']}: explorer {n} did not change after it {action}")
+                continue
+            after = outputs.first.inner_text()
+            failed = root.locator('[data-mime-type="application/vnd.jupyter.stderr"]')
+            if after == before or failed.count():
+                problems.append(f"cell {view['index']}: explorer {n} {action} and then showed "
+                                f"{'an error' if failed.count() else 'the same output'}: {after[:300]}")
+    return problems
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_lesson_runs_and_shows_everything(open_notebook, name):
+    """Opened, are the stored drawings visible (not an error)? Then Run All: does every cell run,
+    leaving the kernel idle, with no unexpected error, every picture visible, every drawing with
+    its text version, and every explorer rendered and responding to one interaction?
+    (Screenshot: test-artifacts/browser/<lesson>.png.)"""
+    stem = name.removesuffix(".ipynb")
+    for old in ARTIFACTS.glob(f"{stem}-failed*.png"):
+        old.unlink()
+    page = open_notebook(f"notebooks/{name}")
+    # What a learner sees on opening the lesson, before running anything: the stored outputs of a
+    # notebook JupyterLab does not trust yet (it refuses to show a bare SVG output then).
+    unrun = [f"before running: {p}" for p in picture_problems(page.evaluate(CELLS), page.evaluate(RENDERED))]
+    status = page.evaluate(RUN_ALL, 240_000)
+    assert status != "timeout", f"{name}: Run All did not finish in 240 s"
+    for _ in range(2):                   # done, and still done a moment later
+        page.wait_for_function(ALL_DONE, timeout=240_000)
+        page.wait_for_timeout(500)       # let the last outputs and widgets render
+    cells, shown = page.evaluate(CELLS), page.evaluate(RENDERED)
+    screenshot(page, stem)
+    problems = unrun + output_problems(cells) + picture_problems(cells, shown)
+    widgets = sum(len(view["widgets"]) for view in shown)
+    expected_widgets = sum(1 for cell in cells for out in cell["outputs"]
+                           if "application/vnd.jupyter.widget-view+json" in out.get("data", {}))
+    if widgets != expected_widgets:
+        problems.append(f"{expected_widgets} widget outputs, {widgets} explorers rendered")
+    if not name.startswith("00_") and not expected_widgets:
+        problems.append("no explorer widget in this lesson")
+    problems += widget_problems(page, shown)
+    if not page.evaluate(ALL_DONE):
+        problems.append("the kernel is not idle at the end")
+    if problems:
+        screenshot(page, f"{stem}-failed")
+    assert not problems, f"{name}:\n" + "\n".join(problems)
+
+
+def _cell(cells: list[dict], grade_id: str) -> dict:
+    return next(cell for cell in cells if cell["grade_id"] == grade_id)
+
+
+def _run(page, index: int, keys: str = "Shift+Enter") -> None:
+    """Run cell ``index`` as a learner does (Shift-Enter from its editor) and wait until it ran."""
+    before = max((c["count"] or 0) for c in page.evaluate(CELLS))
+    page.evaluate("(i) => { const nb = window.jupyterapp.shell.currentWidget.content; "
+                  "nb.activeCellIndex = i; nb.mode = 'command'; nb.activeCell.node.focus(); }", index)
+    page.keyboard.press(keys)
+    page.wait_for_function("""([i, before]) => {
+        const w = window.jupyterapp.shell.currentWidget, c = w.content.widgets[i];
+        const k = w.sessionContext.session.kernel;
+        return c.model.executionCount > before && k.status === 'idle';
+    }""", arg=[index, before], timeout=60_000)
+    page.wait_for_timeout(300)
+
+
+def _type_answer(page, index: int, source: str) -> None:
+    """Replace the source of cell ``index`` by typing ``source`` into its editor."""
+    editor = page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".cm-content")
+    editor.scroll_into_view_if_needed()
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(source)
+    typed = page.evaluate("(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.sharedModel.getSource()",
+                          index)
+    assert typed == source, f"the editor holds something else than what was typed:\n{typed}"
+
+
+def _solution_answer(grade_id: str) -> str:
+    """The solution of an answer cell as a learner would write it (no nbgrader markers)."""
+    notebook = nbformat.read(REPO / "solutions" / EXERCISE / f"{EXERCISE}.ipynb", as_version=4)
+    source = next(c.source for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+    return "\n".join(line for line in source.splitlines()
+                     if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION"))
+
+
+def test_exercise_check_accepts_a_right_answer_and_diagnoses_a_mistake(open_notebook):
+    """In the learner's copy of exercise 1: a right answer to question 2 makes its check cell print
+    OK; a typical mistake (the residual's sign flipped) makes it name the mistake. (Screenshots:
+    test-artifacts/browser/ex01_graph-right.png and ex01_graph-mistake.png.)"""
+    (answer_id, mistake), = MISTAKES[MISTAKE]["answers"].items()
+    (check_id, phrase), = MISTAKES[MISTAKE]["fails"].items()
+    page = open_notebook(f"exercises/{EXERCISE}/{EXERCISE}.ipynb")
+    cells = page.evaluate(CELLS)
+    _run(page, _cell(cells, "setup")["index"])
+    answer, check = _cell(cells, answer_id)["index"], _cell(cells, check_id)["index"]
+    for label, source, expected in (("right", _solution_answer(answer_id), None),
+                                    ("mistake", mistake, phrase)):
+        _type_answer(page, answer, source)
+        _run(page, answer)
+        _run(page, check)
+        shown = page.evaluate(RENDERED)[check]["text"]
+        outputs = page.evaluate(CELLS)[check]["outputs"]
+        screenshot(page, f"{EXERCISE}-{label}")
+        if expected is None:
+            assert re.search(r"^OK\b", shown, re.M), f"no OK line after a right answer:\n{shown}"
+            assert not any(o["output_type"] == "error" for o in outputs), shown
+        else:
+            assert expected in shown, f"the check does not say {expected!r} after the mistake:\n{shown}"
+            assert "CheckFailed" in shown, shown

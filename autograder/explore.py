@@ -205,7 +205,7 @@ def backward_explorer() -> widgets.Widget:
             print(backward_table(op=op, retain_graph=retain_graph))
 
     widgets.interactive_output(update, {"op": op, "retain_graph": retain})
-    return widgets.VBox([widgets.HBox([op, retain]), out])
+    return Explorer([widgets.HBox([op, retain]), out], "backward_explorer")
 
 
 # Chapter 4: when does gradient accumulation reproduce the full-batch gradient?
@@ -301,7 +301,7 @@ def accumulation_explorer() -> widgets.Widget:
             print(accumulation_table(**chosen))
 
     widgets.interactive_output(update, controls)
-    return widgets.VBox([widgets.HBox(list(controls.values())), out])
+    return Explorer([widgets.HBox(list(controls.values())), out], "accumulation_explorer")
 
 
 # Chapter 5: which tensor an op saves, and what an in-place change of its result does.
@@ -390,7 +390,7 @@ def inplace_explorer() -> widgets.Widget:
             print(inplace_table(op))
 
     widgets.interactive_output(update, {"op": menu})
-    return widgets.VBox([menu, out])
+    return Explorer([menu, out], "inplace_explorer")
 
 
 # Chapter 6: grad modes, detach and eval() on a small model.
@@ -471,4 +471,4 @@ def grad_mode_explorer() -> widgets.Widget:
             print(grad_mode_table(train, detach))
 
     widgets.interactive_output(update, options)
-    return widgets.VBox([widgets.HBox(list(options.values())), out])
+    return Explorer([widgets.HBox(list(options.values())), out], "grad_mode_explorer")

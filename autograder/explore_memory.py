@@ -90,6 +90,8 @@ def leak_explorer():
     """A policy menu and a step slider over :func:`loop_memory`: alive saved bytes as text bars."""
     import ipywidgets as widgets
 
+    from .explore import Explorer
+
     policy = widgets.Dropdown(options=list(POLICIES), description="log")
     steps = widgets.IntSlider(value=6, min=1, max=20, description="steps")
     out = widgets.Output()
@@ -106,7 +108,7 @@ def leak_explorer():
                       + _bar(r["alive_bytes"], top))
 
     widgets.interactive_output(update, {"policy": policy, "steps": steps})
-    return widgets.VBox([widgets.HBox([policy, steps]), out])
+    return Explorer([widgets.HBox([policy, steps]), out], "leak_explorer")
 
 
 # ---------------------------------------------------------------- chapter 8: checkpointing
@@ -199,6 +201,8 @@ def segment_explorer():
     """A slider for the number of blocks and a menu for their kind over :func:`segment_table`."""
     import ipywidgets as widgets
 
+    from .explore import Explorer
+
     blocks = widgets.IntSlider(value=9, min=2, max=36, description="blocks")
     kind = widgets.Dropdown(options=["tanh", "mlp"], description="block")
     out = widgets.Output()
@@ -209,4 +213,4 @@ def segment_explorer():
             print(segment_table(blocks, kind, width=32, batch=16))
 
     widgets.interactive_output(update, {"blocks": blocks, "kind": kind})
-    return widgets.VBox([widgets.HBox([blocks, kind]), out])
+    return Explorer([widgets.HBox([blocks, kind]), out], "segment_explorer")

@@ -3,7 +3,8 @@
 graph    walk a tensor's graph into plain records        (trace)
 memory   bytes saved for backward, CUDA allocator deltas (SavedTensorMeter, measure_saved, cuda_memory)
 draw     Graphviz drawing with a text fallback           (autograder.draw.draw)
-explore  ipywidgets explorers used in the lessons (explore_memory: chapters 7 and 8)
+explore  ipywidgets explorers used in the lessons (chapters 1-2; explore_backward 3-4,
+         explore_inplace 5, explore_grad_modes 6, explore_memory 7-8)
 compare  compare with a reference and diagnose           (diagnose)
 check    learner-facing checks used in exercises
 explain  name the autograd mistake behind an error or warning (explain; %load_ext autograder)
@@ -32,8 +33,9 @@ _SHORTCUTS = {"diagnose": "compare", "trace": "graph", "SavedTensorMeter": "memo
 def __getattr__(name: str):
     if name in _SHORTCUTS:
         return getattr(importlib.import_module(f".{_SHORTCUTS[name]}", __name__), name)
-    if name in ("check", "compare", "graph", "memory", "draw", "explore", "explore_memory", "grading",
-                "lessons", "explain_ext"):
+    if name in ("check", "compare", "graph", "memory", "draw", "explore", "explore_backward",
+                "explore_inplace", "explore_grad_modes", "explore_memory", "grading", "lessons",
+                "explain_ext"):
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'autograder' has no attribute {name!r}")
 

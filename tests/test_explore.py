@@ -56,7 +56,7 @@ def test_explorer_text_says_to_run_the_cell():
 def test_backward_frees_saved_tensors_not_nodes():
     """Does backward free what sigmoid saved (marked freed, 0 alive bytes) but keep every Node,
     so that a second backward fails?"""
-    from autograder.explore import backward_facts
+    from autograder.explore_backward import backward_facts
     f = backward_facts("x.sigmoid()")
     assert f["saved before"] == ["SigmoidBackward0.result: float32[3] 12 B v0"]
     assert f["saved after"] == ["SigmoidBackward0.result: freed"]
@@ -68,7 +68,7 @@ def test_backward_frees_saved_tensors_not_nodes():
 def test_second_backward_depends_on_what_was_saved():
     """Is a second backward fine for an addition (nothing saved) and with retain_graph, and does
     x * 2 (a saved Python number, 0 bytes) fail all the same?"""
-    from autograder.explore import backward_facts
+    from autograder.explore_backward import backward_facts
     assert backward_facts("x + 1")["second backward"] == "ok"
     assert backward_facts("x + 1")["x.grad"] == [2.0, 2.0, 2.0]
     retained = backward_facts("x ** 2", retain_graph=True)
@@ -81,7 +81,7 @@ def test_second_backward_depends_on_what_was_saved():
 def test_accumulation_matches_full_batch_only_when_scaled_right():
     """Do equal micro-batches divided by their count match the full batch, undivided ones give
     k times it, and an uneven split need weighting by size?"""
-    from autograder.explore import accumulation_facts
+    from autograder.explore_backward import accumulation_facts
     assert accumulation_facts(micro_batch=3, scale="count")["diagnosis"] == "ok"
     undivided = accumulation_facts(micro_batch=3, scale="none")
     assert undivided["diagnosis"] == "multiple" and undivided["factor"] == 4.0
@@ -94,7 +94,7 @@ def test_accumulation_matches_full_batch_only_when_scaled_right():
 def test_accumulation_peak_is_one_micro_batch():
     """Is the peak of accumulation the saved bytes of one micro-batch (float64: x, tanh output,
     prediction and target), a quarter of the full batch's for four micro-batches?"""
-    from autograder.explore import accumulation_facts
+    from autograder.explore_backward import accumulation_facts
     f = accumulation_facts(micro_batch=3)
     assert f["peak bytes accumulated"] == 3 * (4 + 8 + 1 + 1) * 8
     assert f["peak bytes full batch"] == 4 * f["peak bytes accumulated"]
@@ -102,14 +102,14 @@ def test_accumulation_peak_is_one_micro_batch():
 
 def test_accumulation_reports_batchnorm_error():
     """Is BatchNorm with one-sample micro-batches reported as an error, not raised?"""
-    from autograder.explore import accumulation_facts, accumulation_table
+    from autograder.explore_backward import accumulation_facts, accumulation_table
     assert "more than 1 value per channel" in accumulation_facts(micro_batch=1, batchnorm=True)["error"]
     assert "error:" in accumulation_table(micro_batch=1, batchnorm=True)
 
 
 def test_chapter_3_and_4_widgets_build():
     """Do the backward and accumulation explorers build without a running frontend?"""
-    from autograder.explore import accumulation_explorer, backward_explorer
+    from autograder.explore_backward import accumulation_explorer, backward_explorer
     assert isinstance(backward_explorer(), widgets.Widget)
     assert isinstance(accumulation_explorer(), widgets.Widget)
 
@@ -117,7 +117,7 @@ def test_chapter_3_and_4_widgets_build():
 def test_inplace_facts_saved_input_vs_saved_output():
     """Is `y += 1` fine after ops that save their input or a number, and an error after ops that
     save their output (the seed's claim that `y = x * 2; y += 1` raises is false)?"""
-    from autograder.explore import inplace_facts
+    from autograder.explore_inplace import inplace_facts
     assert inplace_facts("y = x * 2", "y += 1")["verdict"] == "right"
     assert inplace_facts("y = x * 2", "(none)")["saved"] == ["other = 2 (a Python number)"]
     assert inplace_facts("y = x.sin()", "y += 1")["saved"] == ["self = x"]
@@ -129,7 +129,7 @@ def test_inplace_facts_saved_input_vs_saved_output():
 def test_inplace_facts_detach_shares_the_counter_data_does_not():
     """Is y.detach().mul_(2) caught (shared version counter) while y.data.mul_(2) gives silently
     wrong gradients and leaves y._version at 0?"""
-    from autograder.explore import inplace_facts, inplace_table
+    from autograder.explore_inplace import inplace_facts, inplace_table
     assert inplace_facts("y = x.sigmoid()", "y.detach().mul_(2)")["verdict"] == "raises"
     data = inplace_facts("y = x.sigmoid()", "y.data.mul_(2)")
     assert data["version"] == 0 and data["outcome"] == "ok" and data["verdict"] == "silently wrong"
@@ -140,7 +140,7 @@ def test_inplace_facts_detach_shares_the_counter_data_does_not():
 def test_grad_mode_facts():
     """Do no_grad and inference_mode record nothing and save 0 bytes, does only an inference
     output refuse to be saved later, and does eval() still record a graph?"""
-    from autograder.explore import grad_mode_facts, grad_mode_table
+    from autograder.explore_grad_modes import grad_mode_facts, grad_mode_table
     grad = grad_mode_facts("grad mode")
     assert grad["requires_grad"] and grad["grad_fn"] == "AddmmBackward0" and grad["saved_bytes"] > 0
     assert not grad["repeatable"] and grad["backward"] == grad["reuse"] == "ok"
@@ -159,6 +159,7 @@ def test_grad_mode_facts():
 
 def test_chapter_5_and_6_widgets_build():
     """Do the in-place and grad-mode explorers build without a running frontend?"""
-    from autograder.explore import grad_mode_explorer, inplace_explorer
+    from autograder.explore_grad_modes import grad_mode_explorer
+    from autograder.explore_inplace import inplace_explorer
     assert isinstance(inplace_explorer(), widgets.Widget)
     assert isinstance(grad_mode_explorer(), widgets.Widget)

@@ -4,14 +4,29 @@ Every check either prints one line starting with ``OK`` or raises :class:`CheckF
 ``AssertionError``, so nbgrader and our grader count the cell as failed) whose message says what
 was expected, what came back and the likely autograd cause. Checks never print test code.
 
+Each check builds one :class:`Checked` record (name, kind, received, expected, options) and
+judges it with :func:`judge`. The class grader uses the same two pieces from outside the learner's
+process (NOTE 1 below).
+
 PyTorch warnings raised while a check runs the learner's code are printed on stdout, not stderr:
 plain nbgrader scores any stderr output in a test cell as 0, and a warning is not a wrong answer.
+
+NOTE 1 (class grading). In a learner's own notebook, and under plain nbgrader, a test cell computes
+its references itself and the checks compare at once. The class grader instead replaces each
+``### BEGIN REFERENCE`` ... ``### END REFERENCE`` region of a test cell by names bound to
+:data:`WITHHELD` (``autograder.grading.references``), installs a hook with :func:`report_to`, and
+takes from the learner's process only what each check *received*. A check whose expected value or
+options hold :data:`WITHHELD` reports its record and prints that it is checked when graded; the
+grader then judges the learner's received value against the record of the same check (same name,
+same occurrence in the cell) made when the instructor's solution ran, with :func:`judge`.
+So no reference is ever computed in, or sent to, the process that runs learner code.
 """
 from __future__ import annotations
 
 import contextlib
 import io
 import warnings
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 import torch
@@ -19,19 +34,87 @@ import torch
 from .compare import diagnose, diagnose_bytes
 from .explain import explain
 
-__all__ = ["CheckFailed", "call", "tensor", "grads", "value", "nbytes", "predictions",
-           "warnings_to_stdout"]
+__all__ = ["CheckFailed", "Checked", "WITHHELD", "at_most", "call", "tensor", "grads", "value", "nbytes",
+           "predictions", "judge", "report_to", "warnings_to_stdout"]
 
 
-# Set by the class grader in the process that runs a submission: every value a check compares is
-# also reported to it, and compared again outside that process with the solution's value for the
-# same check (autograder.grading.values). None everywhere else, where checks only compare.
-_EXPORT = None
+class _Withheld:
+    """The placeholder the class grader binds to the names a REFERENCE region defines (NOTE 1).
+
+    Calling it, indexing it or reading an attribute gives it back, so ``reference(x)[0]`` or
+    ``measured["a"]`` still reach the check, which then only reports what it received."""
+
+    _instance = None
+
+    def __new__(cls):
+        cls._instance = cls._instance or super().__new__(cls)
+        return cls._instance
+
+    def __call__(self, *args, **kwargs):
+        return self
+
+    def __getitem__(self, key):
+        return self
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self
+
+    def __repr__(self) -> str:
+        return "<withheld: computed by the grader>"
 
 
-def _report(name: str, received, **tolerance) -> None:
-    if _EXPORT is not None:
-        _EXPORT(name, received, tolerance)
+WITHHELD = _Withheld()
+
+
+def _holds_withheld(value: Any, depth: int = 0) -> bool:
+    if value is WITHHELD:
+        return True
+    if depth > 5:
+        return False
+    if isinstance(value, Mapping):
+        return any(_holds_withheld(v, depth + 1) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_withheld(v, depth + 1) for v in value)
+    return False
+
+
+@dataclass
+class Checked:
+    """One value a check compared: the crossing between a learner's process and the grader.
+
+    Attributes:
+        name: what the check calls the value (``"d loss / d h"``); together with its occurrence in
+            the cell, the key by which the grader matches a learner's record to the solution's.
+        kind: ``"tensor"``, ``"grads"``, ``"value"``, ``"nbytes"``, ``"at_most"`` or
+            ``"predictions"``.
+        received: what the learner's code produced (a tensor, a dict of tensors, an int, ...).
+        expected: the reference, or :data:`WITHHELD` in class grading.
+        options: how to judge: ``rtol``/``atol``/``allow_graph`` (tensor, grads), ``hint``
+            (value), ``parts`` (nbytes, bytes by storage name), ``show_values`` (all).
+    """
+
+    name: str
+    kind: str
+    received: Any
+    expected: Any
+    options: dict = field(default_factory=dict)
+
+    @property
+    def withheld(self) -> bool:
+        """True when the reference is not in this process (class grading, NOTE 1)."""
+        return _holds_withheld(self.expected) or _holds_withheld(self.options)
+
+
+_hook: Callable[[Checked], None] | None = None
+
+
+def report_to(hook: Callable[[Checked], None] | None) -> None:
+    """Send every :class:`Checked` record made from now on to ``hook`` (None: stop). Used by the
+    class grader in the process that runs a submission (NOTE 1)."""
+    global _hook
+    _hook = hook
 
 
 class CheckFailed(AssertionError):
@@ -75,6 +158,96 @@ def call(fn: Callable, *args, **kwargs) -> Any:
                           f"{type(error).__name__}: {first}{cause}") from None
 
 
+def _judge_tensor(received, expected, name: str, options: dict) -> tuple[bool, str]:
+    tolerance = {k: options[k] for k in ("rtol", "atol", "allow_graph") if k in options}
+    result = diagnose(received, expected, name, **tolerance)
+    if result.ok:
+        return True, f"OK {name}"
+    message = result.message
+    if options.get("show_values", True) and isinstance(received, torch.Tensor) and received.numel() <= 8:
+        message += f"\n  expected: {expected.detach().tolist()}\n  received: {received.detach().tolist()}"
+    return False, message
+
+
+def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, str]:
+    if not isinstance(received, Mapping):
+        return False, f"expected a dict with keys {sorted(expected)}, got {type(received).__name__}"
+    problems = [message for key, want in expected.items()
+                for ok, message in [_judge_tensor(received.get(key), want, key, options)] if not ok]
+    return (False, "\n".join(problems)) if problems else (True, "OK " + ", ".join(expected))
+
+
+def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, str]:
+    if type(received) is type(expected) and received == expected:
+        return True, f"OK {name}"
+    message = f"{name} is wrong"
+    if options.get("show_values", True):
+        message += f": expected {expected!r}, got {received!r}"
+    hint = options.get("hint", "")
+    if isinstance(hint, Mapping):  # {"too high": ..., "too low": ...}: the side the answer is on
+        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (received, expected))
+        hint = hint.get("too high" if numbers and received > expected else "too low", "") if numbers else ""
+    return False, message + (f". {hint}" if hint else ".")
+
+
+def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, str]:
+    result = diagnose_bytes(received, expected, name, options.get("parts") or {})
+    if result.ok:
+        return True, f"OK {name}"
+    shown = f"\n  expected: {expected} B\n  received: {received!r}" if options.get("show_values", True) else ""
+    return False, result.message + shown
+
+
+def _judge_predictions(received, expected, name: str, options: dict) -> tuple[bool, str]:
+    if not isinstance(received, Mapping):
+        return False, f"{name} should be a dict, got {type(received).__name__}"
+    # an entry the reference does not have (a Node kind that is not in the graph) is wrong too
+    wrong = [key for key in expected if key not in received or received[key] != expected[key]]
+    wrong += [key for key in received if key not in expected]
+    if wrong:
+        right = sum(key in received and received[key] == expected[key] for key in expected)
+        return False, f"{right} of {len(expected)} {name} are right; rethink: {', '.join(map(str, wrong))}"
+    return True, f"OK all {len(expected)} {name}"
+
+
+def _judge_at_most(received, expected, name: str, options: dict) -> tuple[bool, str]:
+    if isinstance(received, bool) or not isinstance(received, (int, float)):
+        return False, f"{name} should be a number, got {type(received).__name__}"
+    if received <= expected:
+        return True, f"OK {name}"
+    shown = f": {received:g}, more than {expected:g}" if options.get("show_values", True) else ""
+    hint = options.get("hint", "")
+    return False, f"{name} is too high{shown}." + (f" {hint}" if hint else "")
+
+
+_JUDGES = {"at_most": _judge_at_most, "tensor": _judge_tensor, "grads": _judge_grads, "value": _judge_value,
+           "nbytes": _judge_nbytes, "predictions": _judge_predictions}
+
+
+def judge(record: Checked) -> tuple[bool, str]:
+    """Judge a record: ``(ok, message)``, the message starting with ``OK`` when ok. The one
+    comparison both a check in the learner's notebook and the class grader use. Never raises
+    for anything a learner's code produced."""
+    try:
+        return _JUDGES[record.kind](record.received, record.expected, record.name, record.options)
+    except Exception as error:  # a received value built to break comparisons is just wrong
+        return False, f"{record.name} could not be compared ({type(error).__name__})"
+
+
+def _check(record: Checked) -> None:
+    """Report the record, then print OK or raise CheckFailed (or, class grading, defer: NOTE 1)."""
+    __tracebackhide__ = True
+    if _hook is not None:
+        _hook(record)
+    if record.withheld:
+        print(f"{record.name}: checked when graded")
+        return
+    ok, message = judge(record)
+    if not ok:
+        raise CheckFailed(message)
+    print(message)
+
+
 def tensor(received, expected: torch.Tensor, name: str = "value", show_values: bool = True,
            **tolerance) -> None:
     """Check one tensor against a reference with :func:`autograder.compare.diagnose`.
@@ -86,55 +259,33 @@ def tensor(received, expected: torch.Tensor, name: str = "value", show_values: b
         CheckFailed: with the diagnosis when the values differ.
     """
     __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
-    _report(name, received, **tolerance)
-    result = diagnose(received, expected, name, **tolerance)
-    if result.ok:
-        print(f"OK {name}")
-        return
-    message = result.message
-    if show_values and isinstance(received, torch.Tensor) and received.numel() <= 8:
-        message += f"\n  expected: {expected.detach().tolist()}\n  received: {received.detach().tolist()}"
-    raise CheckFailed(message)
+    _check(Checked(name, "tensor", received, expected, dict(tolerance, show_values=show_values)))
 
 
 def grads(received: Mapping[str, Any], expected: Mapping[str, torch.Tensor],
-          show_values: bool = True) -> None:
+          show_values: bool = True, name: str = "gradients") -> None:
     """Check several named gradients (``{"w": tensor, "b": tensor}``); all must match.
 
     Raises:
         CheckFailed: listing each name that is missing or wrong, with its diagnosis.
     """
-    __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
+    __tracebackhide__ = True
     if not isinstance(received, Mapping):
-        raise CheckFailed(f"expected a dict with keys {sorted(expected)}, got {type(received).__name__}")
-    problems = []
-    for name, want in expected.items():
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                tensor(received.get(name), want, name, show_values=show_values)
-        except CheckFailed as failure:
-            problems.append(str(failure))
-    if problems:
-        raise CheckFailed("\n".join(problems))
-    print("OK " + ", ".join(expected))
+        raise CheckFailed(f"expected a dict of gradients, got {type(received).__name__}")
+    _check(Checked(name, "grads", dict(received), expected, {"show_values": show_values}))
 
 
-def value(received, expected, name: str = "value", hint: str = "", show_values: bool = True) -> None:
+def value(received, expected, name: str = "value", hint: str | Mapping[str, str] = "",
+          show_values: bool = True) -> None:
     """Check a plain value (an int, bool, string or tuple of them) for equality, type included
-    (``True`` is not accepted for ``1``).
+    (``True`` is not accepted for ``1``). ``hint`` is a sentence for the learner, or, for numbers,
+    ``{"too high": ..., "too low": ...}``: the one that fits the received value is shown.
 
     Raises:
         CheckFailed: naming the value, with both values when ``show_values``, then ``hint``.
     """
-    __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
-    _report(name, received)
-    if type(received) is type(expected) and received == expected:
-        print(f"OK {name}")
-        return
-    message = f"{name} is wrong"
-    if show_values:
-        message += f": expected {expected!r}, got {received!r}"
-    raise CheckFailed(message + (f". {hint}" if hint else "."))
+    __tracebackhide__ = True
+    _check(Checked(name, "value", received, expected, {"hint": hint, "show_values": show_values}))
 
 
 def nbytes(received, expected: int, name: str = "saved bytes", parts: dict[str, int] | None = None,
@@ -146,14 +297,18 @@ def nbytes(received, expected: int, name: str = "saved bytes", parts: dict[str, 
     Raises:
         CheckFailed: with the diagnosis.
     """
-    __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
-    _report(name, received)
-    result = diagnose_bytes(received, expected, name, parts or {})
-    if result.ok:
-        print(f"OK {name}")
-        return
-    values = f"\n  expected: {expected} B\n  received: {received!r}" if show_values else ""
-    raise CheckFailed(result.message + values)
+    __tracebackhide__ = True
+    _check(Checked(name, "nbytes", received, expected, {"parts": parts or {}, "show_values": show_values}))
+
+
+def at_most(received, limit, name: str, hint: str = "", show_values: bool = True) -> None:
+    """Check that a number (a memory figure in bytes, say) is at most ``limit``.
+
+    Raises:
+        CheckFailed: naming the figure, with both numbers when ``show_values``, then ``hint``.
+    """
+    __tracebackhide__ = True
+    _check(Checked(name, "at_most", received, limit, {"hint": hint, "show_values": show_values}))
 
 
 def predictions(received: Mapping[str, Any], expected: Mapping[str, Any],
@@ -163,14 +318,9 @@ def predictions(received: Mapping[str, Any], expected: Mapping[str, Any],
     The message names the wrong entries but not their right values, so a learner can rethink them.
 
     Raises:
-        CheckFailed: when an entry is missing or wrong.
+        CheckFailed: when ``received`` is not a dict, or an entry is missing or wrong.
     """
-    __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
+    __tracebackhide__ = True
     if not isinstance(received, Mapping):
         raise CheckFailed(f"{what} should be a dict, got {type(received).__name__}")
-    _report(what, dict(received))
-    wrong = [key for key in expected if key not in received or received[key] != expected[key]]
-    if wrong:
-        raise CheckFailed(f"{len(expected) - len(wrong)} of {len(expected)} {what} are right; "
-                          f"rethink: {', '.join(wrong)}")
-    print(f"OK all {len(expected)} {what}")
+    _check(Checked(what, "predictions", dict(received), expected))

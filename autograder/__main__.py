@@ -19,7 +19,8 @@ def _table(rows: list[dict]) -> str:
 
 
 def _grade(args) -> int:
-    from .grading.batch import grade_class
+    from .grading.batch import SandboxUnavailable, grade_class
+    from .grading.limits import Limits
 
     out = Path(args.out)
     with tempfile.TemporaryDirectory(prefix="demo-class-") as tmp:
@@ -28,12 +29,19 @@ def _grade(args) -> int:
             from .grading.demo import build_demo_class
             build_demo_class(submitted)
             print(f"No SUBMITTED folder given: grading the demo class ({len(list(submitted.iterdir()))} students).")
+        limits = Limits(cell_timeout=args.cell_timeout, total_timeout=args.total_timeout,
+                        memory=int(args.memory_limit * 1024 ** 3))
+        if args.no_sandbox:
+            print("WARNING: --no-sandbox: submissions run with your rights, network and files. "
+                  "Use it only for notebooks you trust; every status in grades.csv says (no sandbox).")
         try:
-            rows = grade_class(submitted, out, Path(args.solutions), jobs=args.jobs,
-                               cell_timeout=args.cell_timeout, total_timeout=args.total_timeout,
-                               memory_limit=int(args.memory_limit * 1024 ** 3))
+            rows = grade_class(submitted, out, Path(args.solutions), jobs=args.jobs, limits=limits,
+                               sandboxed=not args.no_sandbox)
         except FileNotFoundError as error:
             print(f"error: {error}", file=sys.stderr)
+            return 2
+        except SandboxUnavailable as error:
+            print(f"error: refusing to grade without a sandbox: {error}", file=sys.stderr)
             return 2
     print(_table(rows) if rows else "No submissions found (expected SUBMITTED/<student>/<assignment>/*.ipynb).")
     print(f"\nWrote {out / 'grades.csv'} and feedback pages under {out / 'feedback'}/")
@@ -76,12 +84,14 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--out", default="grading-output", help="where grades.csv and feedback/ go")
     grade.add_argument("--solutions", default=str(COURSE_ROOT / "solutions"),
                        help="the nbgrader source folder (default: the course's solutions/)")
-    grade.add_argument("--jobs", type=int, default=None, help="parallel workers (default: CPU cores)")
+    grade.add_argument("--jobs", type=int, default=None, help="parallel sandboxes (default: CPU cores)")
     grade.add_argument("--cell-timeout", type=float, default=60, help="seconds per cell (default 60)")
     grade.add_argument("--total-timeout", type=float, default=300,
                        help="seconds per notebook (default 300)")
     grade.add_argument("--memory-limit", type=float, default=2,
                        help="GiB of memory a submission may add (default 2)")
+    grade.add_argument("--no-sandbox", action="store_true",
+                       help="run submissions without the bubblewrap sandbox (only for notebooks you trust)")
     grade.set_defaults(run=_grade)
     release = commands.add_parser("release", help="generate exercises/ from solutions/ with nbgrader")
     release.add_argument("--check", action="store_true", help="only report stale release notebooks")

@@ -1,26 +1,37 @@
 """Grade a class: every ``SUBMITTED/<student_id>/<assignment_id>/<notebook>.ipynb`` in parallel.
 
 Writes ``OUT/grades.csv`` and ``OUT/feedback/<student_id>/<assignment_id>.html``. Submissions are
-only read; each runs in its own fresh kernel in a temporary folder.
+only read. First each assignment's solution runs once (its records are the references); then
+``jobs`` grading threads each keep one sandbox (a warm fork server in a bubblewrap container) and
+grade one submission at a time in a fresh process of it. A sandbox that stops answering is
+replaced; every process a submission started is gone before the next one starts, and all of them
+before this function returns, so nothing can change ``grades.csv`` afterwards.
 """
 from __future__ import annotations
 
 import csv
 import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import threading
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 
 import nbformat
 from tqdm import tqdm
 
-from ..lessons import COURSE_ROOT
-from .runner import warm_up
+from . import status
+from .feedback import feedback_html
+from .grade_one import Result, SolutionFails, grade_notebook, solution_records
+from .limits import Limits
+from .sandbox import Sandbox, SandboxError, sandbox_problem
 
-__all__ = ["Submission", "find_submissions", "load_sources", "grade_class", "COURSE_ROOT"]
+__all__ = ["Submission", "SandboxUnavailable", "find_submissions", "load_sources", "grade_class", "CSV_COLUMNS"]
 
 CSV_COLUMNS = ["student_id", "assignment_id", "score", "max_score", "status", "failed"]
+
+
+class SandboxUnavailable(RuntimeError):
+    """Grading refused: the sandbox cannot start here (the message says why and how to fix it)."""
 
 
 @dataclass(frozen=True)
@@ -55,57 +66,99 @@ def find_submissions(submitted: Path, sources: dict) -> list[Submission]:
     return found
 
 
-def _grade(submission: Submission, source: nbformat.NotebookNode, out: Path, limits: dict) -> dict:
-    """Worker: grade one submission, write its feedback page, return its CSV row."""
-    from .feedback import feedback_html
-    from .grade_one import Result, grade_notebook
-
-    try:
-        result = grade_notebook(submission.path, source, submission.student_id,
-                                submission.assignment_id, **limits)
-    except RuntimeError as error:  # the instructor's solution fails its own tests
-        result = Result(submission.student_id, submission.assignment_id, f"not graded: {error}")
-    page = out / "feedback" / submission.student_id / f"{submission.assignment_id}.html"
-    page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(feedback_html(result), encoding="utf-8")
+def _row(result: Result) -> dict:
     return dict(student_id=result.student_id, assignment_id=result.assignment_id,
                 score=f"{result.score:g}", max_score=f"{result.max_score:g}", status=result.status,
                 failed=" ".join(q.grade_id for q in result.questions if q.score < q.points))
 
 
-def grade_class(submitted: Path, out: Path, solutions: Path = COURSE_ROOT / "solutions",
-                jobs: int | None = None, progress: bool = True, **limits) -> list[dict]:
-    """Grade every submission under ``submitted`` with ``jobs`` worker processes (default: the
-    number of CPU cores) and write ``out/grades.csv`` and the feedback pages. ``limits`` go to
-    :func:`~autograder.grading.grade_one.grade_notebook` (``cell_timeout``, ``total_timeout``
-    in seconds, ``memory_limit`` in bytes).
+class _Sandboxes:
+    """One sandbox per grading thread, started on first use; all closed by :meth:`close`."""
+
+    def __init__(self, limits: Limits, sandboxed: bool):
+        self.limits, self.sandboxed = limits, sandboxed
+        self._local, self._all, self._lock = threading.local(), [], threading.Lock()
+
+    def get(self) -> Sandbox:
+        if getattr(self._local, "sandbox", None) is None:
+            self._local.sandbox = Sandbox(self.limits, self.sandboxed)
+            with self._lock:
+                self._all.append(self._local.sandbox)
+        return self._local.sandbox
+
+    def close(self) -> None:
+        for sandbox in self._all:
+            sandbox.close()
+
+
+def grade_class(submitted: Path, out: Path, solutions: Path, jobs: int | None = None,
+                progress: bool = True, limits: Limits = Limits(), sandboxed: bool = True) -> list[dict]:
+    """Grade every submission under ``submitted`` with ``jobs`` grading threads (default: the
+    number of CPU cores), each with its own sandbox, and write ``out/grades.csv`` and the
+    feedback pages.
+
+    Args:
+        sandboxed: False (``--no-sandbox``) runs submissions without bubblewrap, for notebooks
+            the instructor trusts; every status then says ``(no sandbox)``.
 
     Returns:
         The CSV rows (dicts with the keys of ``CSV_COLUMNS``), sorted by student and assignment.
 
     Raises:
         FileNotFoundError: ``submitted`` or ``solutions`` is not a folder.
+        SandboxUnavailable: ``sandboxed`` and bubblewrap cannot run here (the message says how to fix it).
     """
     for folder in (submitted, solutions):
         if not folder.is_dir():
             raise FileNotFoundError(f"not a folder: {folder}")
+    if sandboxed and (problem := sandbox_problem()):
+        raise SandboxUnavailable(problem)
     sources = load_sources(solutions)
     submissions = find_submissions(submitted, sources)
     out.mkdir(parents=True, exist_ok=True)
+    sandboxes = _Sandboxes(limits, sandboxed)
+    references, broken = {}, {}
+
+    def reference(assignment: str) -> None:
+        try:
+            references[assignment] = solution_records(sources[assignment][1], sandboxes.get(), limits)
+        except (SolutionFails, SandboxError) as error:
+            broken[assignment] = status.not_graded(str(error))
+
+    def grade(submission: Submission) -> dict:
+        source = sources[submission.assignment_id][1]
+        if submission.assignment_id in broken:
+            result = Result(submission.student_id, submission.assignment_id, broken[submission.assignment_id])
+        else:
+            result = grade_notebook(submission.path, source, references[submission.assignment_id],
+                                    submission.student_id, submission.assignment_id, sandboxes.get(), limits)
+        if not sandboxed:
+            result.status = status.unsandboxed(result.status)
+        page = out / "feedback" / submission.student_id / f"{submission.assignment_id}.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(feedback_html(result), encoding="utf-8")
+        return _row(result)
+
     rows = [dict(student_id=s.student_id, assignment_id=s.assignment_id, score="0", max_score="0",
-                 status="unknown assignment", failed="")
+                 status=status.UNKNOWN_ASSIGNMENT, failed="")
             for s in submissions if s.assignment_id not in sources]
     todo = [s for s in submissions if s.assignment_id in sources]
-    # Workers import torch once (warm_up); each submission then runs in a fork of a worker.
-    with ProcessPoolExecutor(max_workers=jobs or os.cpu_count() or 1, mp_context=get_context("spawn"),
-                             initializer=warm_up) as pool:
-        futures = [pool.submit(_grade, s, sources[s.assignment_id][1], out, limits) for s in todo]
-        for future in tqdm(as_completed(futures), total=len(futures), desc="grading", unit="notebook",
-                           disable=not progress):
-            rows.append(future.result())
+    try:
+        with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+            # the solutions first (their records are the references), in the threads' own sandboxes
+            for future in [pool.submit(reference, a) for a in sorted({s.assignment_id for s in todo})]:
+                future.result()
+            futures = [pool.submit(grade, s) for s in todo]
+            for future in tqdm(as_completed(futures), total=len(futures), desc="grading", unit="notebook",
+                               disable=not progress):
+                rows.append(future.result())
+    finally:
+        sandboxes.close()
     rows.sort(key=lambda r: (r["student_id"], r["assignment_id"]))
-    with open(out / "grades.csv", "w", newline="", encoding="utf-8") as f:
+    partial = out / "grades.csv.partial"
+    with open(partial, "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=CSV_COLUMNS)
         writer.writeheader()
         writer.writerows(rows)
+    partial.replace(out / "grades.csv")
     return rows

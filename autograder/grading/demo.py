@@ -13,7 +13,8 @@ from pathlib import Path
 import nbformat
 
 from .assemble import grade_id, is_answer, is_test
-from .batch import COURSE_ROOT, load_sources
+from ..lessons import COURSE_ROOT
+from .batch import load_sources
 from .mistakes import MISTAKES
 
 __all__ = ["solution_answer", "build_demo_class"]

@@ -1,30 +1,36 @@
-"""Grade one submission in its own fresh process, without touching the file.
+"""Grade one submission in a sandbox, without touching the file.
 
 A test cell earns its points (from the source) when
   1. it ran to the end without an error (stderr output, such as PyTorch warnings, does not
      matter), and
-  2. every value its checks compared matches, *in the grader*, the value the instructor's
-     solution gave for the same check (``values.compare``), so a learner who replaces comparison
-     functions, imports or IPython's cell execution gains nothing.
-The solution's values come from running the source notebook once per assignment (``reference``).
+  2. every check the solution's run of that cell made has a learner record of the same name and
+     occurrence whose received value the grader judges right against the solution's expected
+     value (``verdict``). The learner's process never holds the references: test cells reach it
+     with their REFERENCE regions withheld (``references.withhold``).
+The solution's records come from running the source notebook as written (``solution_records``),
+once per assignment, in a submission process of its own.
 """
 from __future__ import annotations
 
-import hashlib
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
+from . import status
 from .assemble import assemble, grade_id, is_test, questions
-from .runner import run_cells, warm_up
-from .values import compare
+from .limits import Limits
+from .references import withhold
+from .runner import run_cells
+from .sandbox import Sandbox
+from .verdict import verdict
 
-__all__ = ["QuestionResult", "Result", "reference", "grade_notebook"]
+__all__ = ["QuestionResult", "Result", "SolutionFails", "solution_records", "grade_notebook"]
 
-_REFERENCES: dict[str, dict[str, list]] = {}
+
+class SolutionFails(RuntimeError):
+    """The instructor's solution fails its own tests (an instructor error)."""
 
 
 @dataclass
@@ -63,103 +69,82 @@ def _code_cells(nb: nbformat.NotebookNode) -> list:
     return [c for c in nb.cells if c.cell_type == "code"]
 
 
-def reference(source: nbformat.NotebookNode, **limits) -> dict[str, list]:
-    """The values each test cell's checks report when the source notebook (with its solutions)
-    runs: ``{test grade_id: [[name, encoded value, tolerance], ...]}``. Cached per source.
+def solution_records(source: nbformat.NotebookNode, sandbox: Sandbox, limits: Limits) -> dict[str, list]:
+    """The records each test cell's checks make when the source notebook (solutions and
+    references included) runs: ``{test grade_id: [Checked, ...]}``.
 
     Raises:
-        RuntimeError: a test cell fails on the instructor's own solution.
+        SolutionFails: a test cell fails on the instructor's own solution.
     """
-    warm_up()  # forks then start with torch imported (a no-op after the first call)
-    key = hashlib.sha256(nbformat.writes(source).encode()).hexdigest()
-    if key not in _REFERENCES:
-        cells = _code_cells(source)
-        with tempfile.TemporaryDirectory(prefix="reference-") as workdir:
-            run = run_cells([c.source for c in cells], workdir, **limits)
-        failed = [grade_id(c) for c, r in zip(cells, run.cells) if is_test(c) and (not r.finished or r.error)]
-        if failed:
-            raise RuntimeError(f"the solution fails its own tests {failed} ({run.status})")
-        _REFERENCES[key] = {grade_id(c): r.exports for c, r in zip(cells, run.cells) if is_test(c)}
-    return _REFERENCES[key]
+    cells = _code_cells(source)
+    run = run_cells([c.source for c in cells], sandbox, limits)
+    failed = [grade_id(c) for c, r in zip(cells, run.cells) if is_test(c) and (not r.finished or r.error)]
+    if failed:
+        raise SolutionFails(f"the solution fails its own tests {failed} ({run.status})")
+    return {grade_id(c): r.records for c, r in zip(cells, run.cells) if is_test(c)}
 
 
-def _verdict(cell_run, expected: list) -> str:
-    """Empty when the cell passed; otherwise why, in learner terms."""
-    if cell_run.error:
-        name, value = cell_run.error
-        return f"{name}: {value}" if value else name
-    got = cell_run.exports
-    if len(got) < len(expected) or any(g[0] != e[0] for g, e in zip(got, expected)):
-        return ("the checks of this question did not all run (the notebook changed how cells or "
-                "checks run), so it earns no points")
-    for (name, value, _), (_, want, tolerance) in zip(got, expected):
-        ok, message = compare(value, want, name, tolerance)
-        if not ok:
-            return f"checked again outside your notebook: {message}"
-    return ""
-
-
-def _run_past_stops(cells: list, limits: dict, retries: int = 3):
+def _run_past_stops(texts: list[str], names: list[str], sandbox: Sandbox, limits: Limits, retries: int = 3):
     """Run the cells; when one times out or kills its process, run them again in a new process
     with that cell left out, so one runaway question does not cost the others (at most
     ``retries`` times, within the notebook's total time). Returns ``(last run, {cell index:
     why it was left out})``."""
     stops: dict[int, str] = {}
-    deadline = time.monotonic() + limits["total_timeout"]
+    deadline = time.monotonic() + limits.total_timeout
     while True:
-        texts = [f"# left out: {stops[i]}" if i in stops else c.source for i, c in enumerate(cells)]
-        with tempfile.TemporaryDirectory(prefix="grade-") as workdir:
-            run = run_cells(texts, workdir, **dict(limits, total_timeout=max(deadline - time.monotonic(), 1)))
+        sent = [f"# left out: {stops[i]}" if i in stops else text for i, text in enumerate(texts)]
+        run = run_cells(sent, sandbox, limits, total_timeout=max(deadline - time.monotonic(), 1))
         if run.status == "ok" or run.cell is None:
             return run, stops
         stops[run.cell] = run.status
-        if len(stops) > retries or run.status == "notebook time limit":
+        if len(stops) > retries or run.status == status.NOTEBOOK_TIME_LIMIT:
             return run, stops
 
 
-def grade_notebook(path: Path | None, source: nbformat.NotebookNode, student_id: str,
-                   assignment_id: str, cell_timeout: float = 60, total_timeout: float = 300,
-                   memory_limit: int | None = 2 * 1024 ** 3) -> Result:
-    """Run the learner's answers with the source's tests in a fresh process and score each test
-    cell (see the module docstring). The submission is read once and never written; the
-    notebook runs in a new temporary folder.
+def grade_notebook(path: Path | None, source: nbformat.NotebookNode, expected: dict[str, list],
+                   student_id: str, assignment_id: str, sandbox: Sandbox, limits: Limits) -> Result:
+    """Run the learner's answers with the source's tests in a new submission process of
+    ``sandbox`` and score each test cell (see the module docstring). The submission is read once
+    and never written.
 
     Args:
         path: the submitted ``.ipynb`` (None when the folder holds none).
         source: the assignment's nbgrader source notebook.
-        cell_timeout, total_timeout: seconds per cell and for the whole notebook.
-        memory_limit: bytes of memory the submission may add (None: no limit).
+        expected: :func:`solution_records` of ``source``.
 
     Returns:
         A :class:`Result`. A broken submission gets a status; nothing it does raises here.
-
-    Raises:
-        RuntimeError: the source's own solution fails its tests (an instructor error).
     """
-    limits = dict(cell_timeout=cell_timeout, total_timeout=total_timeout, memory_limit=memory_limit)
-    expected = reference(source, **limits)
-    result = Result(student_id, assignment_id, "graded",
+    result = Result(student_id, assignment_id, status.GRADED,
                     [QuestionResult(q.grade_id, q.points) for q in questions(source)])
     if path is None:
-        result.status = "no notebook"
+        result.status = status.NO_NOTEBOOK
         return result
     try:
         submission = nbformat.reads(path.read_bytes().decode("utf-8"), as_version=4)
     except Exception as error:  # truncated JSON, invalid UTF-8, not a notebook at all
-        result.status = f"unreadable: {type(error).__name__}"
+        result.status = status.unreadable(error)
         return result
     graded = assemble(source, submission)
     cells = _code_cells(graded)
-    run, stops = _run_past_stops(cells, limits)
+    texts = [withhold(c.source) if is_test(c) else c.source for c in cells]
+    names = [grade_id(c) or f"cell {i + 1}" for i, c in enumerate(cells)]
+    run, stops = _run_past_stops(texts, names, sandbox, limits)
     if stops:
-        result.status = "; ".join(f"{status} in {grade_id(cells[i]) or f'cell {i + 1}'}" for i, status in stops.items())
+        result.status = status.stopped_in({names[i]: why for i, why in stops.items()})
     by_id = {q.grade_id: q for q in result.questions}
     for count, (cell, cell_run) in enumerate(zip(cells, run.cells), start=1):
         cell.outputs, cell.execution_count = cell_run.outputs, count if cell_run.finished else None
         if is_test(cell):
             q = by_id[grade_id(cell)]
             stopped = stops.get(count - 1) or (run.status if not cell_run.finished else None)
-            q.message = f"stopped: {stopped}" if stopped else _verdict(cell_run, expected[q.grade_id])
+            if stopped:
+                q.message = f"stopped: {stopped}"
+            elif cell_run.error:
+                name, value = cell_run.error
+                q.message = f"{name}: {value}" if value else name
+            else:
+                q.message = verdict(cell_run.records, expected.get(q.grade_id, []))
             q.score = 0.0 if q.message else q.points
     result.notebook = graded
     return result

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .batch import COURSE_ROOT
+from ..lessons import COURSE_ROOT
 
 __all__ = ["nbgrader", "course_copy"]
 

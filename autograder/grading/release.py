@@ -7,7 +7,7 @@ from pathlib import Path
 
 import nbformat
 
-from .batch import COURSE_ROOT
+from ..lessons import COURSE_ROOT
 from .nbgrader_cli import nbgrader
 
 __all__ = ["assignments", "generate", "stale"]

@@ -1,0 +1,247 @@
+"""The fork server: the process inside a grading sandbox that forks one process per submission.
+
+Run as ``python -m autograder.grading.forkserver CONTROL_FD`` by :mod:`.sandbox`. It imports
+torch, IPython and the course's public package once, then waits on its control socket. It holds
+nothing a learner may not see: no source notebook, no solution, no hidden test, no reference value,
+nothing of other students, and no open descriptor but its control socket (see the process map in
+``autograder/grading/__init__.py``).
+
+Requests on the control socket (one JSON datagram each, answered by one):
+- ``{"op": "fork", "limits": {...}}`` with one descriptor attached (the submission's channel):
+  fork a submission process that runs cells sent on that channel; answers ``{"forked": true}``.
+- ``{"op": "reap"}``: kill every process a submission started, wherever it went (this process is
+  a child subreaper, so orphans come back to it), empty ``/tmp`` and ``/dev/shm``; answers
+  ``{"reaped": n}``.
+
+A submission process: its own session, resource limits (address space, processes, open files,
+file size, no core dumps), stdin/stdout/stderr on ``/dev/null``, a fresh folder under ``/tmp``;
+it runs each cell it receives with IPython's ``InteractiveShell`` and answers with JSON only.
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import resource
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import time
+from multiprocessing.connection import Connection
+
+MAX_OUTPUT = 100_000  # characters of output kept per cell
+# Inside bubblewrap /tmp is the sandbox's own; without it (--no-sandbox) it is the machine's.
+_SANDBOXED = os.environ.get("AUTOGRADER_SANDBOX") == "bwrap"
+_PR_SET_DUMPABLE, _PR_SET_CHILD_SUBREAPER = 4, 36
+
+
+def _prctl(option: int, value: int) -> None:
+    ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+
+
+def warm_up() -> None:
+    """Import what every notebook needs once, so forks start with it loaded."""
+    import IPython.core.interactiveshell  # noqa: F401
+    import IPython.utils.capture  # noqa: F401
+    import torch
+    import torch._dynamo  # noqa: F401  (the first optimizer or checkpoint imports it: about 3 s)
+
+    import autograder.check  # noqa: F401
+    import autograder.graph  # noqa: F401
+    import autograder.memory  # noqa: F401
+
+    from . import values  # noqa: F401
+
+    torch.set_num_threads(1)  # an OpenMP pool inherited through fork is not safe to use
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_OUTPUT else text[:MAX_OUTPUT] + "\n... (output cut)"
+
+
+def _outputs(captured, error) -> list:
+    outputs = [{"output_type": "stream", "name": name, "text": _clip(text)}
+               for name, text in (("stdout", captured.stdout), ("stderr", captured.stderr)) if text]
+    for rich in captured.outputs[:20]:
+        data = {k: _clip(v) for k, v in rich.data.items() if isinstance(v, str) and k.startswith(("text/", "image/"))}
+        if data:
+            outputs.append({"output_type": "display_data", "data": data, "metadata": {}})
+    if error is not None:
+        outputs.append({"output_type": "error", "ename": error[0], "evalue": _clip(error[1]), "traceback": []})
+    return outputs
+
+
+def _limit(limits: dict) -> None:
+    """Resource limits of a submission process (``limits``: see ``Limits.for_process``)."""
+    with open("/proc/self/statm") as f:
+        mapped = int(f.read().split()[0]) * resource.getpagesize()
+    settings = {resource.RLIMIT_CORE: 0, resource.RLIMIT_NOFILE: limits.get("open_files"),
+                resource.RLIMIT_FSIZE: limits.get("file_size"), resource.RLIMIT_NPROC: limits.get("processes"),
+                resource.RLIMIT_AS: mapped + limits["memory"] if limits.get("memory") else None}
+    for kind, value in settings.items():
+        if value is not None:
+            resource.setrlimit(kind, (value, value))
+
+
+def _submission(channel_fd: int, limits: dict) -> None:
+    """The submission process: run cells from the channel until told to stop."""
+    os.setsid()
+    os.closerange(3, channel_fd)
+    os.closerange(channel_fd + 1, 65536)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):  # C-level prints and crash dumps go nowhere
+        os.dup2(null, fd)
+    os.close(null)
+    os.chdir(tempfile.mkdtemp(prefix="notebook-", dir=limits.get("tmp") or None))
+    _limit(limits)
+    conn = Connection(channel_fd)
+
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    import autograder.check as check
+
+    from . import values
+
+    shell = InteractiveShell.instance()
+    shell._showtraceback = lambda *args, **kwargs: None  # tracebacks would quote hidden tests
+    run_cell = shell.run_cell  # bound now: a cell that replaces shell.run_cell changes nothing here
+    send = conn.send_bytes
+    records: list = []
+    check.report_to(lambda record: records.append(values.encode_record(record)))
+    while True:  # cells arrive one at a time: later cells are not in memory before they run
+        request = json.loads(conn.recv_bytes())
+        if "source" not in request:
+            return
+        records.clear()
+        with capture_output() as captured:
+            result = run_cell(request["source"], store_history=True)
+        failure = getattr(result, "error_before_exec", None) or getattr(result, "error_in_exec", None)
+        error = None if failure is None else (type(failure).__name__, str(failure))
+        send(json.dumps({"event": "done", "cell": request["cell"], "outputs": _outputs(captured, error),
+                         "error": error, "records": list(records)}).encode())
+
+
+def _descendants() -> list[int]:
+    """Every process below this one (children, theirs, ...), read from /proc."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+                parents[int(entry)] = int(stat[stat.rindex(")") + 2:].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass  # it ended while we looked
+    found, frontier = [], [os.getpid()]
+    while frontier:
+        below = [pid for pid, parent in parents.items() if parent in frontier and pid not in found]
+        found += below
+        frontier = below
+    return found
+
+
+def _exit_code(wait_status: int) -> int:
+    return os.waitstatus_to_exitcode(wait_status)
+
+
+def reap(submission: int | None, wait: bool) -> tuple[int, int | None]:
+    """Kill and reap every descendant (orphans are re-parented here, a child subreaper, so none
+    escapes) and empty the temporary folders. With ``wait``, first give the submission process a
+    second to end by itself (it closed its channel: it is dying), so its own exit code is known.
+    Returns (processes killed, the submission's exit code or None)."""
+    killed, quiet, code = 0, 0, None
+    deadline = time.monotonic() + (1.0 if wait and submission else 0.0)
+    while submission and time.monotonic() < deadline:
+        try:
+            pid, wait_status = os.waitpid(submission, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid:
+            code, submission = _exit_code(wait_status), None
+            break
+        time.sleep(0.005)
+    while quiet < 2:  # twice in a row nothing left: a process forked during a pass is caught next
+        pids = _descendants()
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except ProcessLookupError:
+                pass
+        time.sleep(0.002 if pids else 0.001)
+        while True:  # collect the dead (never block: an orphan may still be on its way here)
+            try:
+                pid, wait_status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            if pid == submission:
+                code = _exit_code(wait_status)
+        quiet = 0 if pids else quiet + 1
+    for folder in ("/tmp", "/dev/shm") if _SANDBOXED else ():
+        for entry in os.listdir(folder) if os.path.isdir(folder) else []:
+            path = os.path.join(folder, entry)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                _unlink(path)
+    return killed, code
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def serve(control: socket.socket) -> None:
+    """Answer fork and reap requests until the control socket closes."""
+    submission = None
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(control, 65536, 1)
+        except OSError:
+            return
+        if not message:
+            return
+        request = json.loads(message)
+        if request.get("op") == "fork" and fds:
+            submission = os.fork()
+            if submission == 0:
+                try:
+                    control.close()
+                    _prctl(_PR_SET_DUMPABLE, 0)
+                    _submission(fds[0], request.get("limits", {}))
+                finally:
+                    os._exit(0)
+            for fd in fds:
+                os.close(fd)
+            control.send(b'{"forked": true}')
+        elif request.get("op") == "reap":
+            killed, code = reap(submission, bool(request.get("wait")))
+            submission = None
+            control.send(json.dumps({"reaped": killed, "exit_code": code}).encode())
+        else:
+            for fd in fds:
+                os.close(fd)
+            control.send(b'{"error": "unknown request"}')
+
+
+def main(argv: list[str]) -> None:
+    control = socket.socket(fileno=int(argv[1]))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in the grader's terminal: the grader decides
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    _prctl(_PR_SET_DUMPABLE, 0)  # submissions (same uid) cannot read this process's memory
+    os.environ["MPLBACKEND"] = "Agg"
+    warm_up()
+    control.send(b'{"ready": true}')
+    serve(control)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,260 @@
+"""A grading sandbox: a bubblewrap container around a warm fork server, seen from the grader.
+
+The container (``bwrap``, the sandbox Flatpak uses) has new user, PID, network, IPC, UTS and
+cgroup namespaces: no network (its loopback reaches nothing of the machine's), no capabilities,
+no new user namespaces inside, a new session (no terminal to type into), and it dies with the
+grader. Its file system is read-only and holds only the system's libraries (``/usr``), the Python
+environment and the course package's code; not ``solutions/``, the submissions, the output folder,
+the rest of the checkout nor the home folder. It writes only to its own ``/tmp`` (a tmpfs of
+``Limits.tmp_size`` bytes), emptied after every submission. When grading as root, the container
+also goes into a ``pids`` cgroup, where the kernel limits processes (RLIMIT_NPROC does not bind
+root); as another user, RLIMIT_NPROC does.
+
+:class:`Sandbox` starts one container per grading thread, once; :meth:`Sandbox.open_channel`
+forks a submission process in it and returns the grader's end of that process's channel;
+:meth:`Sandbox.reap` kills everything the submission started. ``Sandbox(sandboxed=False)`` (the
+``--no-sandbox`` option) runs the same fork server as a plain process, for trusted notebooks.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from .limits import Limits
+
+__all__ = ["Sandbox", "SandboxError", "sandbox_problem", "bwrap_command"]
+
+_START_TIMEOUT = 120.0   # seconds for the fork server to import torch (2-4 s; slow machines, cold disks)
+_ANSWER_TIMEOUT = 10.0   # seconds for a fork or reap request
+
+
+class SandboxError(RuntimeError):
+    """The sandbox could not start, or stopped answering."""
+
+
+def _package_dir() -> Path:
+    return Path(__file__).resolve().parents[1]
+
+
+def _read_only_binds() -> list[str]:
+    """Paths the container sees, read-only: system libraries, Python, the course package."""
+    paths = ["/usr", sys.base_prefix, sys.prefix, str(_package_dir())]
+    paths += [p for p in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
+                          "/etc/alternatives") if os.path.exists(p)]
+    args = []
+    for path in dict.fromkeys(os.path.realpath(p) for p in paths):
+        args += ["--ro-bind", path, path]
+    for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):  # merged /usr: symlinks into it
+        link = f"/{top}"
+        if os.path.islink(link):
+            args += ["--symlink", os.readlink(link), link]
+        elif os.path.isdir(link):
+            args += ["--ro-bind", link, link]
+    return args
+
+
+def bwrap_command(limits: Limits) -> list[str]:
+    """The ``bwrap`` command line that runs the fork server in a container (see module doc)."""
+    python = sys.executable  # the environment's own interpreter (its realpath would leave the venv)
+    return ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--uid", "65534", "--gid", "65534",
+            "--die-with-parent", "--new-session", "--cap-drop", "ALL", *_read_only_binds(),
+            "--proc", "/proc", "--dev", "/dev",
+            "--size", str(limits.tmp_size), "--tmpfs", "/tmp",
+            "--size", str(limits.tmp_size), "--tmpfs", "/dev/shm",
+            "--clearenv", "--setenv", "HOME", "/tmp", "--setenv", "USER", "learner",
+            "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "PYTHONPATH", str(_package_dir().parent),
+            "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "MPLBACKEND", "Agg",
+            "--setenv", "AUTOGRADER_SANDBOX", "bwrap", "--chdir", "/tmp",
+            python, "-m", "autograder.grading.forkserver"]
+
+
+def sandbox_problem() -> str | None:
+    """None when a sandbox can start here; otherwise why not and how to fix it (one paragraph)."""
+    if not sys.platform.startswith("linux"):
+        return ("the grading sandbox needs Linux (bubblewrap and its namespaces); grade on a Linux "
+                "machine, or pass --no-sandbox for notebooks you trust")
+    if shutil.which("bwrap") is None:
+        return ("bubblewrap is not installed: `sudo apt-get install bubblewrap` (the course's set-up "
+                "does this as root), or pass --no-sandbox for notebooks you trust")
+    probe = subprocess.run(["bwrap", "--unshare-all", "--unshare-user", "--die-with-parent",
+                            "--ro-bind", "/", "/", "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        why = (probe.stderr.strip().splitlines() or ["no message"])[-1]
+        return (f"bubblewrap cannot create its namespaces here ({why}); unprivileged user namespaces "
+                "may be disabled: `sudo sysctl -w kernel.unprivileged_userns_clone=1` (Debian) or "
+                "`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (Ubuntu 24.04), or pass "
+                "--no-sandbox for notebooks you trust")
+    return None
+
+
+def _own_processes() -> int:
+    """How many processes this user has now (RLIMIT_NPROC counts them all)."""
+    uid, count = os.getuid(), 0
+    for entry in os.listdir("/proc"):
+        try:
+            count += entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == uid
+        except OSError:
+            pass
+    return count
+
+
+def _pids_cgroup(limit: int) -> Path | None:
+    """A new ``pids`` cgroup limited to ``limit`` processes (cgroup v1 or v2), or None where this
+    process may not make one."""
+    for base in (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup")):
+        if (base / "cgroup.procs").exists() and os.access(base, os.W_OK):
+            group = base / f"autograder-{os.getpid()}-{id(object())}"
+            try:
+                group.mkdir()
+                (group / "pids.max").write_text(str(limit))
+                return group
+            except OSError:
+                try:
+                    group.rmdir()
+                except OSError:
+                    pass
+    return None
+
+
+class Sandbox:
+    """One warm fork server, in a bubblewrap container (``sandboxed=True``) or not.
+
+    Raises:
+        SandboxError: from :meth:`start` when the container or the fork server does not start.
+    """
+
+    def __init__(self, limits: Limits, sandboxed: bool = True):
+        self.limits, self.sandboxed = limits, sandboxed
+        self._process: subprocess.Popen | None = None
+        self._control: socket.socket | None = None
+        self._cgroup: Path | None = None
+        self._tmp: str | None = None
+
+    def start(self) -> None:
+        """Start the container and wait until the fork server has imported torch."""
+        self.close()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        command = ([*bwrap_command(self.limits)] if self.sandboxed
+                   else [sys.executable, "-m", "autograder.grading.forkserver"])
+        env = None if self.sandboxed else dict(os.environ, MPLBACKEND="Agg")
+        if self.sandboxed and os.getuid() == 0:
+            self._cgroup = _pids_cgroup(self.limits.processes + 8)
+        if self._cgroup is not None:  # join it before bwrap starts, so that everything inside is in it
+            command = ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(self._cgroup / "cgroup.procs"), *command]
+        self._process = subprocess.Popen([*command, str(theirs.fileno())], pass_fds=(theirs.fileno(),),
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.PIPE, env=env, start_new_session=True)
+        theirs.close()
+        self._control = ours
+        if not self.sandboxed:
+            self._tmp = tempfile.mkdtemp(prefix="autograder-nosandbox-")
+        try:
+            self._answer(_START_TIMEOUT)
+        except SandboxError:
+            try:
+                os.killpg(self._process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            error = self._process.stderr.read().decode(errors="replace")[-2000:]
+            self.close()
+            raise SandboxError(f"the grading sandbox did not start: {error.strip() or 'no answer'}") from None
+
+    def _answer(self, timeout: float) -> dict:
+        self._control.settimeout(timeout)
+        try:
+            message = self._control.recv(65536)
+        except (OSError, socket.timeout):
+            message = b""
+        if not message:
+            raise SandboxError("the fork server stopped answering")
+        return json.loads(message)
+
+    def open_channel(self) -> Connection:
+        """Fork a submission process; return the grader's end of its channel (length-framed
+        messages, :class:`multiprocessing.connection.Connection`).
+
+        Raises:
+            SandboxError: the fork server did not answer (the caller replaces the sandbox).
+        """
+        if self._process is None or self._process.poll() is not None:
+            self.start()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        processes = self.limits.processes if os.getuid() == 0 else _own_processes() + self.limits.processes
+        limits = dict(self.limits.for_process(self._tmp), processes=None if os.getuid() == 0 else processes)
+        try:
+            socket.send_fds(self._control, [json.dumps({"op": "fork", "limits": limits}).encode()],
+                            [theirs.fileno()])
+            self._answer(_ANSWER_TIMEOUT)
+        except (OSError, SandboxError):
+            ours.close()
+            raise SandboxError("the fork server stopped answering") from None
+        finally:
+            theirs.close()
+        return Connection(ours.detach())
+
+    def reap(self, wait: bool = False) -> int | None:
+        """Kill every process the last submission started and empty its temporary files; when
+        the fork server does not answer, replace the whole container (which kills everything in
+        it). With ``wait``, the submission process (whose channel closed) gets a second to end by
+        itself. Returns its exit code when known (negative: the signal that ended it), else None.
+        Never raises."""
+        code = None
+        try:
+            self._control.send(json.dumps({"op": "reap", "wait": wait}).encode())
+            code = self._answer(_ANSWER_TIMEOUT + (1 if wait else 0)).get("exit_code")
+        except (OSError, SandboxError, AttributeError, ValueError):
+            self.close()
+        if self._tmp:
+            for entry in Path(self._tmp).iterdir():
+                shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink(missing_ok=True)
+        return code if isinstance(code, int) else None
+
+    def close(self) -> None:
+        """Stop the container and everything in it. Never raises."""
+        if self._control is not None and not self.sandboxed:  # no PID namespace: reap them one by one
+            try:
+                self._control.send(b'{"op": "reap"}')
+                self._answer(_ANSWER_TIMEOUT)
+            except (OSError, SandboxError, ValueError):
+                pass
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+        if self._process is not None:
+            try:
+                os.killpg(self._process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self._process.wait()
+            if self._process.stderr:
+                self._process.stderr.close()
+            self._process = None
+        if self._cgroup is not None:
+            for pid in (self._cgroup / "cgroup.procs").read_text().split() if self._cgroup.exists() else []:
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            try:
+                self._cgroup.rmdir()
+            except OSError:
+                pass
+            self._cgroup = None
+        if self._tmp:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
+
+    def __enter__(self) -> "Sandbox":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,40 @@
+"""Every status a graded submission can get, built in one place (``grades.csv``'s ``status``)."""
+from __future__ import annotations
+
+__all__ = ["GRADED", "NO_NOTEBOOK", "UNKNOWN_ASSIGNMENT", "crashed", "stopped_in", "unreadable",
+           "not_graded", "unsandboxed"]
+
+GRADED = "graded"
+NO_NOTEBOOK = "no notebook"
+UNKNOWN_ASSIGNMENT = "unknown assignment"
+TIMEOUT = "timeout"
+NOTEBOOK_TIME_LIMIT = "notebook time limit"
+UNREADABLE_REPORT = "crashed (unreadable report)"
+SANDBOX_LOST = "crashed (the sandbox stopped answering and was replaced)"
+
+
+def crashed(exit_code: int | None) -> str:
+    """``crashed (signal 9)`` for a negative exit code, else ``crashed (exit code N)``."""
+    if exit_code is not None and exit_code < 0:
+        return f"crashed (signal {-exit_code})"
+    return f"crashed (exit code {exit_code})"
+
+
+def stopped_in(stops: dict[str, str]) -> str:
+    """``timeout in q2_check; crashed (signal 9) in q3_answer``: why each left-out cell stopped."""
+    return "; ".join(f"{why} in {where}" for where, why in stops.items())
+
+
+def unreadable(error: BaseException) -> str:
+    """The status of a file that is not a readable notebook."""
+    return f"unreadable: {type(error).__name__}"
+
+
+def not_graded(reason: str) -> str:
+    """The status when the instructor's own solution fails its tests."""
+    return f"not graded: {reason}"
+
+
+def unsandboxed(status: str) -> str:
+    """A status graded with ``--no-sandbox``: says so in ``grades.csv``."""
+    return f"{status} (no sandbox)"

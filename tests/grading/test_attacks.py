@@ -1,0 +1,348 @@
+"""Can a hostile submission game the class grader or harm anything outside its sandbox?
+
+One class is graded through the real command (``python -m autograder grade SUBMITTED --out OUT
+--jobs 1``): a correct student, a blank one, and one student per attack, each an otherwise blank
+submission of exercise 1 whose first answer cell holds the attack. Attack students sort before
+``blank`` and ``correct``, so those two are graded after every attack has run. Then: no attacker
+scores above the blank student; the correct one gets full marks; nothing under SUBMITTED, the
+course checkout or OUT changes behind the grader's back; no process an attacker started is alive;
+a loopback listener of the machine received nothing.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.grading.assemble import grade_id, is_answer
+from autograder.grading.demo import build_demo_class
+from autograder.lessons import COURSE_ROOT
+
+from autograder.grading.sandbox import sandbox_problem
+
+pytestmark = pytest.mark.skipif(bool(sandbox_problem()) and not os.environ.get("COURSE_REQUIRE_SANDBOX"),
+                                reason=f"the grading sandbox cannot run here: {sandbox_problem()}")
+
+ASSIGNMENT = "ex01_graph"
+MARK = "31337"  # every process an attack starts carries it in its command line, to find survivors
+
+# Each attack is the text of a cell; {submitted}, {out}, {course}, {port} are filled in.
+ATTACKS = {
+    # --- full marks without answering -------------------------------------------------------
+    "atk-solution-in-memory": '''
+import gc, sys
+needle = "x.T @ " + "dL_dz"            # a line of the solution of question 2 (split: not in this cell)
+def holds(text):
+    return isinstance(text, str) and needle in text and len(text) > len(needle) + 20
+found = [obj for obj in gc.get_objects() if holds(obj)]
+found += [v for obj in gc.get_objects() if isinstance(obj, dict) for v in list(obj.values()) if holds(v)]
+frame = sys._getframe()
+while frame:
+    found += [v for v in frame.f_locals.values() if holds(v)]
+    frame = frame.f_back
+for text in found:
+    try:
+        exec(text, globals())
+    except Exception:
+        pass
+print("solution texts found " + "in memory:", len(found))
+''',
+    "atk-solutions-on-disk": '''
+import glob, json, os
+paths = glob.glob("{course}/solutions/*/*.ipynb") + glob.glob("/**/solutions/*/*.ipynb", recursive=True)
+for path in paths[:5]:
+    for cell in json.load(open(path))["cells"]:
+        if "BEGIN SOLUTION" in "".join(cell["source"]):
+            exec("".join(cell["source"]), globals())
+print("solution files found:", len(paths))
+''',
+    "atk-copy-classmate": '''
+import glob, json
+paths = glob.glob("{submitted}/*/ex01_graph/*.ipynb")
+for path in paths:
+    for cell in json.load(open(path))["cells"]:
+        if cell.get("metadata", {{}}).get("nbgrader", {{}}).get("solution"):
+            try:
+                exec("".join(cell["source"]), globals())
+            except Exception:
+                pass
+print("classmates' notebooks found:", len(paths))
+''',
+    "atk-report-expected": '''
+import autograder.check as check_module
+real = check_module._check
+def cheat(record):
+    record.received = record.expected        # hand the reference in as the answer
+    return real(record)
+check_module._check = cheat
+check_module.report_to(None)
+''',
+    "atk-call-test-helpers": '''
+def predicted_counts():
+    return {{"x_a": measured(torch.tensor([1.0, -1.0])), "x_b": measured(torch.tensor([4.0, 0.0]))}}
+def grad_wb(w, b, x, y):
+    return reference(w, b, x, y)
+def count_nodes(t):
+    return node_count(t)
+''',
+    "atk-forge-channel": '''
+import json, os, struct
+forged = json.dumps({{"event": "done", "cell": 99, "outputs": [], "error": None, "records": []}}).encode()
+for fd in range(3, 64):
+    for data in (struct.pack("!i", len(forged)) + forged, b"student,ex01_graph,8,8,graded,\\n"):
+        try:
+            os.write(fd, data)
+        except OSError:
+            pass
+''',
+    "atk-list-descriptors": '''
+import os
+print("open " + "descriptors:", len(os.listdir("/proc/self/fd")))
+''',
+    # --- harm ------------------------------------------------------------------------------------
+    "atk-overwrite-classmates": '''
+import glob, os
+for path in glob.glob("{submitted}/**/*.ipynb", recursive=True):
+    try:
+        open(path, "w").write("lost")
+    except OSError as error:
+        print("cannot write", type(error).__name__)
+for path in glob.glob("{course}/autograder/**/*.py", recursive=True) + glob.glob("{course}/solutions/*/*.ipynb"):
+    try:
+        open(path, "a").write("\\n# changed by a student\\n")
+    except OSError as error:
+        print("cannot change the grader", type(error).__name__)
+''',
+    "atk-survivor-rewrites-grades": '''
+import os, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execvp("sh", ["sh", "-c", "sleep 4; echo student,ex01_graph,8,8,graded, > {out}/grades.csv; sleep {mark}"])
+    os._exit(0)
+import subprocess
+subprocess.Popen(["sleep", "{mark}"], start_new_session=True)
+''',
+    "atk-network": '''
+import socket
+for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+    try:
+        s = socket.socket(socket.AF_INET, kind)
+        s.settimeout(1)
+        s.connect(("127.0.0.1", {port}))
+        s.send(b"leak from a submission")
+        print("sent")
+    except OSError as error:
+        print("network:", type(error).__name__)
+''',
+    "atk-fork-many": '''
+import os, time
+children = 0
+for _ in range(300):
+    try:
+        if os.fork() == 0:
+            os.execvp("sleep", ["sleep", "{mark}"])
+        children += 1
+    except OSError:
+        break
+print("forked", children)
+''',
+    "atk-leave-files-for-next": '''
+for folder in ("/tmp", "/dev/shm", "."):
+    try:
+        open(folder + "/planted-by-a-classmate", "w").write("x")
+    except OSError:
+        pass
+''',
+    "atk-look-for-planted-files": '''
+import os
+for folder in ("/tmp", "/dev/shm", "."):
+    for root, dirs, files in os.walk(folder):
+        if "planted-by-a-classmate" in files:
+            print("FOUND A " + "CLASSMATE'S FILE")  # split: the page shows this source too
+''',
+    "atk-read-forkserver-memory": '''
+import os, re
+hits = 0
+for pid in [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]:
+    try:
+        maps = open(f"/proc/{{pid}}/maps").read().splitlines()
+        mem = open(f"/proc/{{pid}}/mem", "rb")
+        for line in maps[:200]:
+            start, end = (int(x, 16) for x in line.split()[0].split("-"))
+            mem.seek(start)
+            hits += mem.read(min(end - start, 1 << 20)).count(b"BEGIN SOLUTION")
+    except (OSError, ValueError, OverflowError):
+        pass
+print("READ MEMORY OF " + "ANOTHER PROCESS" if hits else "no memory of " + "another process readable")
+''',
+    "atk-kill-everything": '''
+import os, signal
+for sig in (signal.SIGSTOP, signal.SIGKILL):
+    for pid in [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]:
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+''',
+}
+
+
+def _tree_digest(root: Path, pattern: str = "**/*") -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.glob(pattern)) if p.is_file() and "__pycache__" not in p.parts}
+
+
+def _survivors() -> list[str]:
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if MARK in cmdline or "autograder.grading.forkserver" in cmdline:
+            found.append(cmdline)
+    return found
+
+
+class Listener:
+    """A TCP and a UDP socket on a loopback port of the machine, recording what reaches them."""
+
+    def __init__(self):
+        self.tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.tcp.bind(("127.0.0.1", 0))
+        self.port = self.tcp.getsockname()[1]
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", self.port))
+        self.tcp.listen()
+        self.tcp.settimeout(0.2)
+        self.udp.settimeout(0.2)
+        self.received: list[bytes] = []
+        self._stop = False
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self):
+        while not self._stop:
+            try:
+                conn, _ = self.tcp.accept()
+                self.received.append(b"connection")
+                conn.close()
+            except OSError:
+                pass
+            try:
+                self.received.append(self.udp.recv(1000))
+            except OSError:
+                pass
+
+    def close(self):
+        self._stop = True
+        self._thread.join()
+        self.tcp.close()
+        self.udp.close()
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    """Grade the class once through the command line; return what the tests look at."""
+    root = tmp_path_factory.mktemp("attacks")
+    submitted, out = root / "submitted", root / "out"
+    demo = tmp_path_factory.mktemp("demo")
+    build_demo_class(demo)
+    for student in ("correct", "blank"):
+        (submitted / student).mkdir(parents=True)
+        (demo / student / ASSIGNMENT).rename(submitted / student / ASSIGNMENT)
+    listener = Listener()
+    blank = nbformat.read(submitted / "blank" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    for student, attack in ATTACKS.items():
+        nb = nbformat.from_dict(blank)
+        first = next(c for c in nb.cells if is_answer(c))
+        first.source = attack.format(submitted=submitted, out=out, course=COURSE_ROOT, port=listener.port,
+                                     mark=MARK) + "\n" + first.source
+        path = submitted / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(nb, path)
+    before = {"submitted": _tree_digest(submitted),
+              "course": _tree_digest(COURSE_ROOT / "autograder", "**/*.py") | _tree_digest(COURSE_ROOT / "solutions")}
+    started = time.monotonic()
+    command = subprocess.run([sys.executable, "-m", "autograder", "grade", str(submitted), "--out", str(out),
+                              "--jobs", "1", "--cell-timeout", "20"],
+                             capture_output=True, text=True, timeout=900, cwd=COURSE_ROOT)
+    elapsed = time.monotonic() - started
+    survivors_now = _survivors()
+    grades_now = (out / "grades.csv").read_bytes() if (out / "grades.csv").exists() else b""
+    time.sleep(6)  # longer than the survivor attack waits before it writes
+    listener.close()
+    rows = {r["student_id"]: r for r in csv.DictReader((out / "grades.csv").open())} if grades_now else {}
+    return dict(command=command, rows=rows, out=out, submitted=submitted, before=before, elapsed=elapsed,
+                survivors=survivors_now, grades_then=grades_now, listener=listener,
+                after={"submitted": _tree_digest(submitted),
+                       "course": _tree_digest(COURSE_ROOT / "autograder", "**/*.py")
+                       | _tree_digest(COURSE_ROOT / "solutions")})
+
+
+def test_the_class_is_graded(graded_class):
+    """Does the command finish with a row for every student, the correct one with full marks?"""
+    assert graded_class["command"].returncode == 0, graded_class["command"].stderr[-3000:]
+    rows = graded_class["rows"]
+    assert set(rows) == {"correct", "blank", *ATTACKS}
+    assert rows["correct"]["score"] == rows["correct"]["max_score"] == "8", rows["correct"]
+    assert rows["correct"]["status"] == "graded"
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_an_attack_earns_nothing(graded_class, attack):
+    """Does the attacking submission score no more than the blank one?"""
+    rows = graded_class["rows"]
+    assert float(rows[attack]["score"]) <= float(rows["blank"]["score"]) == 0, rows[attack]
+
+
+def test_no_submission_changes_another_or_the_course(graded_class):
+    """Are every file under SUBMITTED and the course's grader code and solutions unchanged?"""
+    assert graded_class["after"] == graded_class["before"]
+
+
+def test_nothing_survives_the_grading(graded_class):
+    """Is no process an attack started (nor any fork server) alive once the command returned,
+    and is grades.csv the same seconds later?"""
+    assert graded_class["survivors"] == []
+    assert _survivors() == []
+    assert (graded_class["out"] / "grades.csv").read_bytes() == graded_class["grades_then"]
+    assert sorted(p.name for p in graded_class["out"].iterdir()) == ["feedback", "grades.csv"]
+
+
+def test_the_network_is_out_of_reach(graded_class):
+    """Did a listener on the machine's loopback address receive nothing from any submission?"""
+    assert graded_class["listener"].received == []
+
+
+def test_no_submission_sees_another_ones_files_or_memory(graded_class):
+    """Does the student who looks for a classmate's planted files, or reads other processes'
+    memory, find nothing (their feedback page says so)?"""
+    feedback = graded_class["out"] / "feedback"
+    look = (feedback / "atk-look-for-planted-files" / f"{ASSIGNMENT}.html").read_text()
+    assert "FOUND A CLASSMATE" not in look
+    memory = (feedback / "atk-read-forkserver-memory" / f"{ASSIGNMENT}.html").read_text()
+    assert "READ MEMORY OF ANOTHER PROCESS" not in memory
+    assert "no memory of another process readable" in memory
+    found = (feedback / "atk-solution-in-memory" / f"{ASSIGNMENT}.html").read_text()
+    assert "solution texts found in memory: 0" in found
+    descriptors = (feedback / "atk-list-descriptors" / f"{ASSIGNMENT}.html").read_text()
+    assert "open descriptors: 5" in descriptors  # stdin/out/err, its own channel, the listing itself
+
+
+def test_a_killed_sandbox_is_replaced(graded_class):
+    """After a submission kills every process it can see, are the students graded after it
+    still graded normally (the batch neither hangs nor loses them)?"""
+    rows = graded_class["rows"]
+    later = sorted(s for s in rows if s > "atk-kill-everything")
+    assert later and all(rows[s]["status"] == "graded" for s in later), {s: rows[s]["status"] for s in later}

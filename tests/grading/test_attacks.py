@@ -202,14 +202,21 @@ def _tree_digest(root: Path, pattern: str = "**/*") -> dict[str, str]:
             for p in sorted(root.glob(pattern)) if p.is_file() and "__pycache__" not in p.parts}
 
 
+RUN_TOKEN = f"COURSE_ATTACK_RUN={os.getpid()}-{time.time_ns()}"  # in the grader's env, so in bwrap's
+
+
 def _survivors() -> list[str]:
+    """Processes of this test's grading run still alive: any an attack started (MARK in the
+    command line) and any sandbox (bwrap inherits the grader's environment, RUN_TOKEN included;
+    everything inside dies with it)."""
     found = []
     for entry in os.listdir("/proc"):
         try:
             cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            environ = Path(f"/proc/{entry}/environ").read_bytes().decode(errors="replace")
         except OSError:
             continue
-        if MARK in cmdline or "autograder.grading.forkserver" in cmdline:
+        if MARK in cmdline or RUN_TOKEN in environ:
             found.append(cmdline)
     return found
 
@@ -276,7 +283,8 @@ def graded_class(tmp_path_factory):
     started = time.monotonic()
     command = subprocess.run([sys.executable, "-m", "autograder", "grade", str(submitted), "--out", str(out),
                               "--jobs", "1", "--cell-timeout", "20"],
-                             capture_output=True, text=True, timeout=900, cwd=COURSE_ROOT)
+                             capture_output=True, text=True, timeout=900, cwd=COURSE_ROOT,
+                             env=dict(os.environ, COURSE_ATTACK_RUN=RUN_TOKEN.split("=")[1]))
     elapsed = time.monotonic() - started
     survivors_now = _survivors()
     grades_now = (out / "grades.csv").read_bytes() if (out / "grades.csv").exists() else b""

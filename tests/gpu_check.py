@@ -374,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dry-run", action="store_true", help="tiny sizes on the CPU (automatic without CUDA)")
     parser.add_argument("--skip-notebooks", action="store_true", help="skip part B (lessons, exercises, grading)")
     parser.add_argument("--cpu-figures", action="store_true", help="also rewrite OUT/checkpointing_cpu.csv/.png")
-    parser.add_argument("--repeats", type=int, default=5, help="timed passes per segment count")
+    parser.add_argument("--repeats", type=int, help="timed passes per segment count (default 5; 3 on a dry run)")
     parser.add_argument("--jobs", type=int, default=min(8, os.cpu_count() or 1), help="parallel notebooks/graders")
     args = parser.parse_args(argv)
     cuda = torch.cuda.is_available()
@@ -396,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.perf_counter()
     try:
-        rows, problems = measure_all(device, dry, args.repeats if not dry else 3)
+        rows, problems = measure_all(device, dry, args.repeats or (3 if dry else 5))
         stem = "checkpointing_dry_run" if dry else "checkpointing_gpu"
         write_csv(out / f"{stem}.csv", rows, COLUMNS)
         note = plot(rows, out / f"{stem}.png")

@@ -17,7 +17,7 @@ from .checkpoint_measure import COLUMNS
 from .lessons import COURSE_ROOT
 
 __all__ = ["GPU_CSV", "CPU_CSV", "NO_GPU_FIGURES", "load_rows", "cpu_rows", "ModelSummary", "summarize",
-           "summary_text", "plot"]
+           "summary_text", "table", "plot"]
 
 GPU_CSV = COURSE_ROOT / "assets" / "checkpointing_gpu.csv"
 CPU_CSV = COURSE_ROOT / "assets" / "checkpointing_cpu.csv"
@@ -140,7 +140,9 @@ def summarize(rows: list[dict]) -> list[ModelSummary]:
 
 
 def _mib(n: int | None) -> str:
-    return "-" if n is None else f"{n / 2**20:.1f} MiB"
+    if n is None:
+        return "-"
+    return f"{n / 2**20:.1f} MiB" if abs(n) >= 2**20 else f"{n / 2**10:.1f} KiB"
 
 
 def summary_text(rows: list[dict] | None) -> str:
@@ -159,6 +161,23 @@ def summary_text(rows: list[dict] | None) -> str:
             lines.append(f"  saved-bytes prediction at {s.best_segments} segments {_mib(s.best_saved)}: "
                          f"the allocator's peak is {_mib(s.measured_minus_saved)} above it")
         lines.append(f"  time at {s.best_segments} segments: {s.time_overhead:.2f} x the time without checkpointing")
+    return "\n".join(lines)
+
+
+def table(rows: list[dict]) -> str:
+    """One line per model and segment count: the allocator's peak and the saved-bytes prediction
+    (MiB, or KiB for small models, and in units of ``input_bytes``), and the median time (ms)."""
+    lines = []
+    for model in dict.fromkeys(r["model"] for r in rows):
+        mine = [r for r in rows if r["model"] == model]
+        scale, name = (2**20, "MiB") if max(r["saved_peak_bytes"] for r in mine) >= 2**20 else (2**10, "KiB")
+        lines.append(f"{model}: one input = {_mib(mine[0]['input_bytes'])}")
+        lines.append(f"{'segments':>8} {'peak ' + name:>9} {'(inputs)':>8} {'saved ' + name:>10} {'(inputs)':>8} {'ms':>8}")
+        for r in mine:
+            peak, unit = r["peak_allocated_bytes"], r["input_bytes"]
+            lines.append(f"{r['segments'] or 'none':>8} {'-' if peak is None else f'{peak / scale:.1f}':>9} "
+                         f"{'' if peak is None else f'{peak / unit:.1f}':>8} {r['saved_peak_bytes'] / scale:>10.1f} "
+                         f"{r['saved_peak_bytes'] / unit:>8.1f} {1000 * r['seconds_median']:>8.2f}")
     return "\n".join(lines)
 
 

@@ -103,3 +103,11 @@ def test_plot_has_two_axes_per_model_and_the_sqrt_line(rows_csv, tmp_path):
     fig = figures.plot(rows + [dict(r, model="other") for r in rows], tmp_path / "f.png")
     assert len(fig.axes) == 4 and (tmp_path / "f.png").is_file()
     assert any("√n" in t.get_text() for t in fig.axes[0].get_legend().get_texts())
+
+
+def test_table_has_a_line_per_segment_count(rows_csv):
+    """Does table print a header and one line per segment count, the saved peak in inputs?"""
+    _, rows, _ = rows_csv
+    lines = figures.table(rows).splitlines()
+    assert len(lines) == 2 + len(rows) and lines[2].split()[0] == "none"
+    assert float(lines[2].split()[-2]) == pytest.approx(rows[0]["saved_peak_bytes"] / rows[0]["input_bytes"], abs=0.05)

@@ -16,7 +16,7 @@ from pathlib import Path
 from .checkpoint_measure import COLUMNS
 from .lessons import COURSE_ROOT
 
-__all__ = ["GPU_CSV", "CPU_CSV", "NO_GPU_FIGURES", "load_rows", "cpu_rows", "ModelSummary", "summarize",
+__all__ = ["GPU_CSV", "CPU_CSV", "NO_GPU_FIGURES", "load_rows", "gpu_rows", "cpu_rows", "ModelSummary", "summarize",
            "summary_text", "table", "plot"]
 
 GPU_CSV = COURSE_ROOT / "assets" / "checkpointing_gpu.csv"
@@ -39,7 +39,7 @@ def _value(column: str, text: str):
     return text
 
 
-def load_rows(path: Path | str = GPU_CSV) -> list[dict] | None:
+def load_rows(path: Path | str | None = None) -> list[dict] | None:
     """The rows of a CSV written by ``tests/gpu_check.py``, typed (empty cells become None).
 
     Returns:
@@ -48,7 +48,7 @@ def load_rows(path: Path | str = GPU_CSV) -> list[dict] | None:
     Raises:
         ValueError: the file lacks some column of :data:`~autograder.checkpoint_measure.COLUMNS`.
     """
-    path = Path(path)
+    path = Path(GPU_CSV if path is None else path)
     if not path.is_file():
         return None
     with open(path, newline="", encoding="utf-8") as f:
@@ -57,6 +57,18 @@ def load_rows(path: Path | str = GPU_CSV) -> list[dict] | None:
         if missing:
             raise ValueError(f"{path.name} lacks the columns {missing}")
         return [{c: _value(c, r[c]) for c in COLUMNS} for r in reader]
+
+
+def gpu_rows(path: Path | str | None = None) -> list[dict] | None:
+    """:func:`load_rows` of ``assets/checkpointing_gpu.csv`` (or ``path``), None when absent.
+
+    Raises:
+        ValueError: some row was not measured on CUDA (a dry run's CSV copied there by mistake).
+    """
+    rows = load_rows(path)
+    if rows is not None and any(r["device"] != "cuda" or r["peak_allocated_bytes"] is None for r in rows):
+        raise ValueError("these figures were not measured on a GPU (device is not 'cuda')")
+    return rows
 
 
 def cpu_rows(path: Path | str = CPU_CSV, blocks: int = 16, input_bytes: int = 32 * 64 * 4) -> list[dict] | None:

@@ -111,3 +111,21 @@ def test_table_has_a_line_per_segment_count(rows_csv):
     lines = figures.table(rows).splitlines()
     assert len(lines) == 2 + len(rows) and lines[2].split()[0] == "none"
     assert float(lines[2].split()[-2]) == pytest.approx(rows[0]["saved_peak_bytes"] / rows[0]["input_bytes"], abs=0.05)
+
+
+def test_gpu_rows_refuse_figures_not_measured_on_cuda(rows_csv, tmp_path):
+    """Does gpu_rows return None without the file, and refuse a CPU (dry-run) CSV?"""
+    path, _, _ = rows_csv
+    assert figures.gpu_rows(tmp_path / "absent.csv") is None
+    with pytest.raises(ValueError, match="not measured on a GPU"):
+        figures.gpu_rows(path)
+
+
+def test_gpu_rows_read_cuda_figures(rows_csv, tmp_path):
+    """Does gpu_rows give back rows measured on CUDA (here: CPU rows given allocator figures)?"""
+    _, rows, script = rows_csv
+    cuda = [dict(r, device="cuda", device_name="a GPU", peak_allocated_bytes=r["saved_peak_bytes"] + 7,
+                 baseline_allocated_bytes=1, reserved_bytes=2) for r in rows]
+    script.write_csv(tmp_path / "gpu.csv", cuda, COLUMNS)
+    loaded = figures.gpu_rows(tmp_path / "gpu.csv")
+    assert [r["peak_allocated_bytes"] for r in loaded] == [r["saved_peak_bytes"] + 7 for r in rows]

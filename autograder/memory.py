@@ -11,8 +11,11 @@ NOTE [ How saved bytes are counted ]
   3. Storages of tensors in ``exclude`` (typically ``model.parameters()``) are not counted: they
      live anyway, whatever the graph does.
   4. Only the graph built inside the ``with`` block is seen; saved tensors of non-reentrant
-     activation checkpointing are packed by checkpoint's own inner hooks and never reach ours,
-     which is exactly the memory checkpointing saves.
+     activation checkpointing are packed by checkpoint's own inner hooks and never reach ours:
+     neither those it drops in the forward, nor those it recomputes and holds during backward.
+     So for a checkpointed model ``peak_bytes`` is the forward's peak, not the step's (the whole
+     model in one checkpoint shows only its input). For the bytes alive during backward, recomputed
+     activations included, use ``autograder.live_memory`` (its NOTE says why in full).
   5. Under saved_tensors_hooks autograd does not compare version counters when it unpacks
      (an in-place change of a saved tensor would silently give wrong gradients), so the meter
      does that check itself and raises autograd's own "modified by an inplace operation" error,

@@ -3,6 +3,8 @@ import pytest
 import torch
 from torch import nn
 
+from torch.utils.checkpoint import checkpoint
+
 from autograder.memory import SavedTensorMeter, cuda_memory, measure_saved
 
 F32 = 4  # bytes per float32 element
@@ -141,3 +143,18 @@ def test_inplace_change_of_an_excluded_parameter_still_raises():
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         loss.backward()
     assert meter.alive_bytes > 0     # the retained graph is still counted, weights apart
+
+
+def test_a_whole_model_checkpoint_shows_only_its_input():
+    """Is the meter blind to checkpoint's recomputation (NOTE 4): with the whole model in one
+    non-reentrant checkpoint, is its peak over forward AND backward only the input's bytes, while
+    the plain model's is every activation? (autograder.live_memory counts the step's real peak.)"""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 8), nn.Tanh())
+    x = torch.randn(5, 8)
+    with SavedTensorMeter(exclude=model.parameters()) as plain:
+        model(x).sum().backward()
+    with SavedTensorMeter(exclude=model.parameters()) as whole:
+        checkpoint(model, x, use_reentrant=False).sum().backward()
+    assert plain.peak_bytes == 3 * x.nbytes           # x and the two Tanh outputs (Linear 2 saves the first too)
+    assert whole.peak_bytes == x.nbytes

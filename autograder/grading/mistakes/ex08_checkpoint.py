@@ -33,7 +33,16 @@ MISTAKES = {
         "answers": {"q1_answer": '''def forward_checkpointed(model, x):
     return checkpoint_sequential(model, 1, x, use_reentrant=False)
 '''},
-        "fails": {"q1_check": "peak saved bytes at most 60 % of the plain model's is wrong"},
+        "fails": {"q1_check": "peak live bytes at most 60 % of the plain model's is wrong"},
+    },
+    # Q1: the whole model in one non-reentrant checkpoint: the gradients are right and the forward
+    # keeps only x, but backward recomputes every activation at once, so the peak is the plain
+    # model's (SavedTensorMeter, blind to the recomputation, used to give it full marks).
+    "ex08-q1-whole-model-one-checkpoint": {
+        "answers": {"q1_answer": '''def forward_checkpointed(model, x):
+    return checkpoint(model, x, use_reentrant=False)
+'''},
+        "fails": {"q1_check": "one checkpoint around the whole model saves nothing at the peak"},
     },
     # Q2: every block its own segment, "the most checkpointing saves the most memory".
     "ex08-q2-every-block": {

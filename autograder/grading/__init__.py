@@ -1,10 +1,37 @@
 """Class grading on top of nbgrader's notebook format.
 
-assemble   the notebook to grade: the instructor's source with the learner's answers
-grade_one  execute it in a fresh kernel and score each test cell
-feedback   the learner's feedback page (no hidden tests, no tracebacks)
-batch      a whole class in parallel: grades.csv and feedback pages
+assemble    the notebook to grade: the instructor's source with the learner's answers
+references  test cells with their REFERENCE regions withheld (what a learner's process receives)
+limits      the limits a submission runs under (one object, from the command line down)
+sandbox     a bubblewrap container around a warm fork server, seen from the grader
+forkserver  the fork server inside the container, and the submission process it forks
+runner      run a notebook's cells, one at a time, in a fresh submission process
+values      checked values and records as plain JSON (how they cross back)
+verdict     a test cell's records judged against the solution's, matched by name
+grade_one   grade one submission; the solution's records
+status      every status string of grades.csv
+feedback    the learner's feedback page (no hidden tests, no tracebacks)
+batch       a whole class in parallel: grades.csv and feedback pages
 nbgrader_cli  plain nbgrader commands on the course or a copy of it
-release    exercises/ from solutions/ with nbgrader generate_assignment
-demo       a demo class of correct, blank and typical-mistake submissions
+release     exercises/ from solutions/ with nbgrader generate_assignment
+demo        a demo class of correct, blank and typical-mistake submissions
+
+The processes, and what crosses between them::
+
+    grader (python -m autograder grade)           trusted: sources, solutions' records, SUBMITTED, OUT
+      └─ grading thread x --jobs                  reads one submission, sends its cells, judges, writes feedback
+           └─ bwrap container (one per thread)    new user/PID/net/IPC/UTS namespaces, read-only /usr,
+                │                                 Python and the autograder package only; tmpfs /tmp
+                └─ fork server                    imported torch, IPython, autograder once; holds nothing
+                     │                            secret; control socket: "fork" (+ a channel), "reap"
+                     └─ submission process        one per notebook (and one per solution run); resource
+                                                  limits; runs the cells it receives on its channel
+
+Grader -> submission process: one cell's text at a time (test cells with REFERENCE regions
+replaced by ``check.WITHHELD``), never a reference value, never another student's anything.
+Submission process -> grader: per cell, JSON only: outputs (cut), the error's type and message,
+and the ``check.Checked`` records its checks made. The grader trusts only the ``received`` part of
+those records, and judges it against the record of the same check from the solution's run
+(``verdict``). After each notebook, the fork server kills every process the submission started
+and empties ``/tmp``; a container that stops answering is killed whole and replaced.
 """

@@ -9,29 +9,40 @@ Each kind is keyed to a pattern on PyTorch's own message (``KINDS``); kinds by f
 =============  ====================================================================================
 not built      ``not_built``: there is no graph to walk
 consumed       ``consumed``: backward already freed what the graph saved
-changed        ``modified_inplace``, ``view_inplace``, ``leaf_inplace``, ``inference_tensor``: a
-               tensor the graph depends on was modified in place (inference tensors are here: they
-               carry no version counter, so autograd cannot watch them)
+changed        ``modified_inplace``, ``view_inplace``, ``leaf_inplace``, ``inference_tensor``,
+               ``inference_version``: a tensor the graph depends on was modified in place
+               (inference tensors are here: they carry no version counter, so autograd cannot
+               watch them; ``inference_tensor`` also covers a ``.grad`` that a backward() run
+               inside inference_mode() made an inference tensor, then changed in place)
 kept alive     ``create_graph_cycle`` (a warning): the graph cannot be freed
 usage          ``nonleaf_grad``, ``checkpoint_use_reentrant``, ``checkpoint_no_grad_input`` (all
-               warnings), ``non_scalar_output``, ``custom_function_gradients``: the graph is fine,
-               an autograd call is used the wrong way (a reentrant checkpoint whose inputs do not
-               require grad records no graph for the block, but the fix is in the call)
+               warnings), ``checkpoint_reentrant_grad``, ``non_scalar_output``,
+               ``custom_function_gradients``: the graph is fine, an autograd call is used the
+               wrong way (a reentrant checkpoint whose inputs do not require grad records no graph
+               for the block, but the fix is in the call)
 unknown        ``unknown``: anything else
 =============  ====================================================================================
 
 NOTE [stable parts]: PyTorch rewords its messages (``SigmoidBackward0`` became ``Sigmoid``, the
 "Hint:" changed, the checkpoint warning was reworded), so each pattern matches only words
 that have stayed the same, and the details (shape, op, versions) are optional groups.
+
+Where the course teaches each kind is ``Explanation.lesson``: a notebook path relative to the
+repository root with JupyterLab's heading anchor, or a URL of PyTorch's documentation where no
+chapter teaches it yet. In a notebook the explanation shows it as a link (``_repr_html_``) relative
+to the notebook's folder, so it opens from ``notebooks/`` as from ``exercises/<id>/``.
 """
 from __future__ import annotations
 
+import html
+import os
 import re
 import textwrap
+import traceback
 import warnings
 from dataclasses import dataclass, field
 
-from .lessons import lesson
+from .lessons import COURSE_ROOT, lesson
 
 __all__ = ["Explanation", "explain", "KINDS"]
 
@@ -46,7 +57,7 @@ _HEADLINE = {"not built": "the graph was never built", "consumed": "the graph wa
 class _Kind:
     family: str
     pattern: str     # regex on the stable part of PyTorch's message, see NOTE [stable parts]
-    lesson: tuple    # (notebook, a word of the heading to link to), see lessons.lesson
+    lesson: tuple | str  # (notebook, a word of the heading to link to), see lessons.lesson; or a URL
     cause: str       # str.format templates over the details, see _values()
     fix: str
 
@@ -55,6 +66,9 @@ _CHANGED = "notebooks/05_inplace_version_counter.ipynb", "Pitfalls"
 _CONSUMED = "notebooks/03_backward_consumes.ipynb", "Pitfalls"
 _CHECKPOINT = "notebooks/08_checkpointing.ipynb", "Pitfalls"
 _PITFALLS_1 = "notebooks/01_dynamic_graph.ipynb", "Pitfalls"
+_GRAD_MODES = "notebooks/06_detach_no_grad.ipynb", "Pitfalls"
+# No chapter teaches custom autograd Functions: PyTorch's own page does, until one does.
+_EXTENDING_AUTOGRAD = "https://docs.pytorch.org/docs/stable/notes/extending.html#extending-torch-autograd"
 KINDS: dict[str, _Kind] = {
     "not_built": _Kind(
         "not built",
@@ -107,9 +121,17 @@ KINDS: dict[str, _Kind] = {
     "inference_tensor": _Kind(
         "changed", r"(?P<saved>Inference tensors cannot be saved for backward)|Inplace update to "
         r"inference tensor outside InferenceMode",
-        ("notebooks/06_detach_no_grad.ipynb", "Pitfalls"),
+        _GRAD_MODES,
         "{what} Inference tensors carry no version counter, so autograd cannot check them.",
-        "Compute tensors you will train on under torch.no_grad() instead of "
+        "{fix}"),
+    "inference_version": _Kind(
+        "changed", r"Inference tensors do not track version counter", _GRAD_MODES,
+        "You asked for the version counter (._version) of a tensor created under "
+        "torch.inference_mode(). Inference tensors have none: that is what makes inference mode "
+        "cheaper than no_grad, and why autograd refuses to record or save them (it could not "
+        "notice an in-place change).",
+        "Check first with t.is_inference(). For a tensor whose changes you want to follow, or "
+        "that will take part in training, compute it under torch.no_grad() instead of "
         "torch.inference_mode(), or make a normal tensor of it outside inference mode: "
         "t = t.clone()."),
     "create_graph_cycle": _Kind(
@@ -148,6 +170,15 @@ KINDS: dict[str, _Kind] = {
         "gradient.",
         "Use checkpoint(block, x, use_reentrant=False), which records the parameters too; or do "
         "not checkpoint the first block, whose input is the raw data."),
+    "checkpoint_reentrant_grad": _Kind(
+        "usage", r"use_reentrant=True, torch\.utils\.checkpoint is incompatible with \.grad\(\)",
+        _CHECKPOINT,
+        "A reentrant checkpoint (use_reentrant=True) recomputes its block during the backward "
+        "pass by running a backward() of its own, which fills .grad of every leaf. It cannot "
+        "serve torch.autograd.grad(...) or backward(inputs=...), which ask for the gradients of "
+        "chosen tensors only and must leave .grad alone.",
+        "Use checkpoint(block, x, use_reentrant=False), which works with autograd.grad and "
+        "inputs=; or keep the reentrant one, call loss.backward() without inputs and read .grad."),
     "non_scalar_output": _Kind(
         "usage", r"grad can be implicitly created only for (?:real )?scalar outputs", _PITFALLS_1,
         "backward() without an argument starts from dL/dL = 1, which exists only for a single "
@@ -157,7 +188,7 @@ KINDS: dict[str, _Kind] = {
         "gradient yourself: out.backward(gradient=torch.ones_like(out))."),
     "custom_function_gradients": _Kind(
         "usage", r"function (?P<function>\w+) returned an incorrect number of gradients "
-        r"\(expected (?P<expected>\d+), got (?P<got>\d+)\)", _CONSUMED,
+        r"\(expected (?P<expected>\d+), got (?P<got>\d+)\)", _EXTENDING_AUTOGRAD,
         "The backward() of your autograd.Function {function} returned {got} gradient(s), but "
         "its forward() takes {expected} inputs (after ctx): backward must return one value per "
         "input.",
@@ -213,9 +244,24 @@ def _values(kind: str, d: dict, text: str) -> dict:
         d["what"] = "a view of a leaf tensor (w[0], w[:, 1], ...)" if "view" in d else \
             "a leaf tensor"
     elif kind == "inference_tensor":
-        d["what"] = "A tensor created under torch.inference_mode() " + (
-            "was used in a computation that autograd records and had to be saved for backward."
-            if "saved" in d else "was changed in place outside it.")
+        if "saved" in d:
+            what = ("A tensor created under torch.inference_mode() was used in a computation that "
+                    "autograd records and had to be saved for backward.")
+        elif "inference_grad" in d:
+            what = ("An earlier backward() ran inside torch.inference_mode(), so the .grad it "
+                    "filled for a leaf (a parameter) is an inference tensor. Now, outside "
+                    "inference mode, that .grad is changed in place (the next backward() adds "
+                    "to it, zero_grad(set_to_none=False) zeroes it), which is refused.")
+        else:
+            what = "A tensor created under torch.inference_mode() was changed in place outside it."
+        d["what"] = what
+        d["fix"] = ("Never call backward() inside torch.inference_mode() (or no_grad): a backward "
+                    "belongs to training. Throw away the spoiled gradients with p.grad = None for "
+                    "every parameter (optimizer.zero_grad(set_to_none=True)) before the next "
+                    "backward." if "inference_grad" in d else
+                    "Compute tensors you will train on under torch.no_grad() instead of "
+                    "torch.inference_mode(), or make a normal tensor of it outside inference "
+                    "mode: t = t.clone().")
     return d
 
 
@@ -223,8 +269,11 @@ def _values(kind: str, d: dict, text: str) -> dict:
 class Explanation:
     """What went wrong (``kind``, ``family``), why in learner terms (``cause``), what to write
     instead (``fix``), where the course teaches it (``lesson``: notebook path relative to the
-    repository root, ``#`` JupyterLab's heading anchor), PyTorch's ``message`` and the ``details``
-    read from it (shape, op, versions, ...)."""
+    repository root, ``#`` JupyterLab's heading anchor; or a URL where no chapter teaches it),
+    PyTorch's ``message`` and the ``details`` read from it (shape, op, versions, ...).
+
+    ``str()`` is the text version; in Jupyter the HTML version (``_repr_html_``) is the same text
+    with the lesson as a link that opens the lesson's section (see ``href``)."""
 
     kind: str
     family: str
@@ -241,6 +290,29 @@ class Explanation:
         return "\n".join([f"autograder explains: {_HEADLINE[self.family]} ({self.kind})",
                           wrap("Cause:", self.cause), wrap("Fix:", self.fix),
                           wrap("Lesson:", self.lesson)])
+
+    def href(self, start: str | os.PathLike | None = None) -> str:
+        """The lesson as a link relative to the folder ``start`` (default: the current folder,
+        which Jupyter sets to the folder of the notebook that runs): from ``notebooks/``
+        ``../notebooks/05_....ipynb#anchor``, from ``exercises/<id>/``
+        ``../../notebooks/05_....ipynb#anchor``. A URL is returned as it is."""
+        if re.match(r"[a-z]+://", self.lesson):
+            return self.lesson
+        try:
+            root = os.path.relpath(COURSE_ROOT, os.getcwd() if start is None else start)
+        except ValueError:          # another drive (Windows): no relative link exists
+            return COURSE_ROOT.joinpath(self.lesson).as_uri()
+        return f"{root}/{self.lesson}".replace(os.sep, "/")
+
+    def _repr_html_(self) -> str:
+        """The text version in a <pre>, its lesson a link (JupyterLab opens a relative link to a
+        notebook in a tab of its own and scrolls to the heading its anchor names)."""
+        text = html.escape(str(self))
+        where = text.rfind(html.escape(self.lesson))
+        if where < 0:
+            return f"<pre>{text}</pre>"
+        link = f'<a href="{html.escape(self.href(), quote=True)}">{html.escape(self.lesson)}</a>'
+        return f"<pre>{text[:where]}{link}{text[where + len(html.escape(self.lesson)):]}</pre>"
 
 
 def _message(error) -> str:
@@ -276,15 +348,32 @@ def explain(error) -> Explanation:
             if key in details:
                 details[key] = re.sub(r"Backward\d*$", "", details[key]) or details[key]
         details.update({flag: True for flag in ("view", "base", "saved") if flag in details})
+        if kind == "inference_tensor" and "saved" not in details and _on_grad(error, text):
+            details["inference_grad"] = True
         return _explanation(kind, KINDS[kind], details, _values(kind, details, text), text)
     except Exception:  # noqa: BLE001 -- the explainer must never add an error of its own
         return _explanation("unknown", _UNKNOWN, {}, {}, "")
 
 
+def _on_grad(error, text: str) -> bool:
+    """Was the error raised while autograd or an optimizer changed a ``.grad`` (a backward pass
+    accumulating into it, zero_grad zeroing it)? Read from the exception's traceback, or from a
+    pasted traceback's text."""
+    frames, seen = [], set()
+    while isinstance(error, BaseException) and id(error) not in seen and len(seen) < 8:
+        seen.add(id(error))
+        frames += [f.name for f in traceback.extract_tb(error.__traceback__)]
+        error = error.__cause__ or error.__context__
+    return bool({"_engine_run_backward", "zero_grad"} & set(frames)) or bool(
+        re.search(r"_engine_run_backward|in (?:backward|zero_grad)\b|\.(?:backward|zero_grad)\(",
+                  text))
+
+
 def _explanation(kind: str, k: _Kind, details: dict, values: dict, text: str) -> Explanation:
     values = _Defaults(values)
+    where = k.lesson if isinstance(k.lesson, str) else lesson(*k.lesson)
     return Explanation(kind, k.family, k.cause.format_map(values), k.fix.format_map(values),
-                       lesson(*k.lesson), text, details)
+                       where, text, details)
 
 
 class _Defaults(dict):

@@ -7,8 +7,9 @@ Loading installs two hooks, and ``%unload_ext autograder`` puts back what was th
 * a wrapper around ``warnings.showwarning`` that shows the warning as before, then its explanation.
 
 Nothing is hidden, errors and warnings that ``explain`` does not know look exactly as without the
-extension, and nothing happens unless the extension is loaded. In Jupyter the explanation is a
-stream output placed after the error output; warnings and their explanations go to stderr.
+extension, and nothing happens unless the extension is loaded. In a Jupyter kernel the explanation
+is a display output (HTML, with a text version) placed after the error or warning output, whose
+"Lesson:" line is a link to the lesson's section; in a terminal it is text (warnings' on stderr).
 """
 from __future__ import annotations
 
@@ -27,6 +28,25 @@ def _show_error(shell, etype, value, tb, tb_offset=None):
     shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
     explanation = explain(value)
     if _state["on"] and explanation.kind != "unknown":
+        _display(explanation)
+
+
+def _in_kernel() -> bool:
+    """Is this a Jupyter kernel (whose front end renders HTML), not a terminal IPython?"""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    return getattr(get_ipython(), "kernel", None) is not None
+
+
+def _display(explanation) -> None:
+    """In a Jupyter kernel, the explanation as HTML with its lesson linked (and its text version
+    for other front ends); elsewhere its text on stdout."""
+    if _in_kernel():
+        from IPython.display import display
+        display({"text/plain": str(explanation), "text/html": explanation._repr_html_()}, raw=True)
+    else:
         print(explanation)
 
 
@@ -37,7 +57,10 @@ def _showwarning(message, category, filename, lineno, file=None, line=None):
     target = file if file is not None else sys.stderr
     if _state["on"] and explanation.kind != "unknown" and target is not None:
         try:
-            print(explanation, file=target)
+            if file is None and _in_kernel():
+                _display(explanation)
+            else:
+                print(explanation, file=target)
         except (OSError, ValueError):   # a closed or read-only stream: the warning was shown anyway
             pass
 

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -445,7 +446,8 @@ def _run(page, index: int, keys: str = "Shift+Enter") -> None:
 
 def _type_answer(page, index: int, source: str) -> None:
     """Replace the source of cell ``index`` by typing ``source`` into its editor."""
-    editor = page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".cm-content")
+    _current(page)                       # other notebooks may be open, in hidden tabs
+    editor = page.locator("[data-course-current] .jp-Notebook .jp-Cell").nth(index).locator(".cm-content")
     editor.scroll_into_view_if_needed()
     editor.click()
     page.keyboard.press("Control+a")
@@ -487,3 +489,217 @@ def test_exercise_check_accepts_a_right_answer_and_diagnoses_a_mistake(open_note
         else:
             assert expected in shown, f"the check does not say {expected!r} after the mistake:\n{shown}"
             assert "CheckFailed" in shown, shown
+
+
+# --- The learner's first hour: the course started exactly as `./course lab` starts it -------------
+
+START_PAGE = "notebooks/00_start.ipynb"
+# nbgrader's instructor tools and JupyterLab's news must not reach a learner (jupyter/learner/):
+# the commands those plugins would register, and the words they would show.
+INSTRUCTOR_COMMANDS = ["nbgrader:open-create-assignment", "nbgrader:open-formgrader",
+                       "nbgrader:open-course-list"]
+INSTRUCTOR_WORDS = ["Create Assignment", "Formgrader", "Nbgrader", "Course List"]
+URL_PRINTED = re.compile(r"http://(?:localhost|127\.0\.0\.1):\d+/\S*\?token=\w+")
+
+
+def course_copy(destination: Path) -> Path:
+    """A copy of the working tree as git sees it (tracked files, and untracked ones git does not
+    ignore), with ``.venv`` a link to the real environment, so that nothing the test does is saved
+    into the repository. Skips when the course was never set up: `./course` would then install."""
+    stamp = REPO / ".venv" / ".course-installed"
+    if not stamp.is_file():
+        reason = "the course is not set up (no .venv/.course-installed): run ./course setup first"
+        if os.environ.get("COURSE_REQUIRE_BROWSER"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=REPO, capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = REPO / name
+        if name == ".venv" or name.startswith(".venv/") or not source.is_file():
+            continue                     # the link itself; deleted files still in the index
+        (destination / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, destination / name)
+    (destination / ".venv").symlink_to((REPO / ".venv").resolve())
+    # `./course` reinstalls when requirements.txt or pyproject.toml is newer than the stamp of the
+    # last set-up; a copy must never do that (into the shared environment), so they are made older.
+    before = stamp.stat().st_mtime - 1
+    for name in ("requirements.txt", "pyproject.toml"):
+        if (destination / name).stat().st_mtime >= before + 1:
+            os.utime(destination / name, (before, before))
+    return destination
+
+
+@pytest.fixture(scope="module")
+def course_lab(tmp_path_factory):
+    """`./course lab --no-browser --port PORT` in a copy of the course, as a learner types it (one
+    more argument, passed through to JupyterLab: expose_app_in_browser, so that the test can wait
+    for kernels; it changes nothing on the screen), with a fresh Jupyter configuration and user
+    settings, as on a learner's first day. Yields the URL the command printed."""
+    tmp = tmp_path_factory.mktemp("course-lab")
+    root = course_copy(tmp / "course")
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp / "config"), "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
+           "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
+           "IPYTHONDIR": str(tmp / "ipython"), "PYTHONPATH": str(root)}
+    env.pop("JUPYTER_CONFIG_PATH", None)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    log_path = ARTIFACTS / "course-lab.log"
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(["./course", "lab", "--no-browser", f"--port={port}", "--ServerApp.port_retries=0",
+                                    "--LabApp.expose_app_in_browser=True"],
+                                   cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    urls = []
+    try:
+        deadline = time.monotonic() + 120
+        while not (urls := URL_PRINTED.findall(log_path.read_text())):
+            if process.poll() is not None:
+                pytest.fail(f"./course lab exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"./course lab printed no URL in 120 s:\n{log_path.read_text()[-3000:]}")
+            time.sleep(0.3)
+        yield urls[0]
+    finally:
+        try:
+            parts = urllib.parse.urlsplit(urls[0])          # IndexError without a URL: terminate
+            token = urllib.parse.parse_qs(parts.query)["token"][0]
+            request = urllib.request.Request(f"{parts.scheme}://{parts.netloc}/api/shutdown", method="POST",
+                                             headers={"Authorization": f"token {token}"})
+            urllib.request.urlopen(request, timeout=10).close()      # stops the kernels too
+            process.wait(timeout=20)
+        except Exception:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+OPENED_OR_REFUSED = """(path) => {
+    const dialog = document.querySelector('.jp-Dialog');
+    if (dialog) { return 'dialog: ' + dialog.innerText; }
+    const app = window.jupyterapp, w = app && app.shell.currentWidget;
+    const s = w && w.sessionContext, k = s && s.session && s.session.kernel;
+    return (w && w.context && w.context.path === path && w.context.isReady && k && k.status === 'idle' &&
+            w.content.widgets.length > 0) ? 'open' : '';
+}"""
+
+
+def _opened(page, path: str) -> None:
+    """Wait until the notebook at ``path`` is the open tab with an idle kernel; fail with what
+    JupyterLab said instead (a "File Load Error" dialog for a link to a missing file)."""
+    said = page.wait_for_function(OPENED_OR_REFUSED, arg=path, timeout=120_000).json_value()
+    if said != "open":
+        page.screenshot(path=str(ARTIFACTS / "learner-failed.png"))
+    assert said == "open", f"opening {path}: {said}"
+    page.wait_for_timeout(500)
+
+
+def _click_link_to(page, path: str, row: str) -> str:
+    """Click, as a learner does, a link to ``path`` (relative to the course root): in the open
+    notebook if it has one, otherwise in the start page's contents table (its row starting with
+    ``row``). Says where the link was."""
+    here = _current(page)
+    links = page.locator(f'[data-course-current] .jp-RenderedMarkdown a[href*="/files/{path}"]')
+    if links.count():
+        _scroll_to(page, links.first)
+        links.first.click()
+        return here
+    page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="00_start.ipynb").click()
+    page.wait_for_function("(p) => window.jupyterapp.shell.currentWidget.context.path === p", arg=START_PAGE)
+    _current(page)
+    link = page.locator("[data-course-current] .jp-RenderedMarkdown tr", has_text=row).locator("a")
+    _scroll_to(page, link)
+    link.click()
+    return START_PAGE
+
+
+def _current(page) -> str:
+    """Mark the notebook in front (other tabs stay in the page, hidden) with data-course-current,
+    and say its path."""
+    return page.evaluate("""() => {
+        document.querySelectorAll('[data-course-current]').forEach(n => n.removeAttribute('data-course-current'));
+        const w = window.jupyterapp.shell.currentWidget;
+        w.node.setAttribute('data-course-current', '');
+        return w.context.path;
+    }""")
+
+
+def _scroll_to(page, link) -> None:
+    """Scroll the notebook to ``link`` as a learner scrolls (a tab brought back to the front shows
+    its cells only once they are scrolled to, so Playwright would wait for them forever)."""
+    link.evaluate("a => a.scrollIntoView({block: 'center'})")
+    page.wait_for_timeout(500)
+
+
+def _no_instructor_tools_nor_news(page) -> list[str]:
+    """What a learner should not see: nbgrader's instructor tools, a news or update pop-up."""
+    problems = [f"the command {c} exists" for c in INSTRUCTOR_COMMANDS
+                if page.evaluate("(c) => window.jupyterapp.commands.hasCommand(c)", c)]
+    for words in INSTRUCTOR_WORDS:
+        shown = page.get_by_text(words, exact=True)
+        if any(shown.nth(i).is_visible() for i in range(shown.count())):
+            problems.append(f"{words!r} is on the screen")
+    toasts = page.locator(".Toastify__toast")
+    problems += [f"a notification is shown: {toasts.nth(i).inner_text()[:200]}" for i in range(toasts.count())
+                 if toasts.nth(i).is_visible()]
+    return problems
+
+
+def test_learner_first_hour_through_course_lab(course_lab, browser):
+    """Started as `./course lab --no-browser` starts it: does the URL it prints open the start
+    page, with the whole course served (lessons and exercises), no instructor tools and no news
+    pop-up? Then, clicking as a learner: start page -> lesson 1 -> exercise 1, where a right answer
+    passes its check, -> lesson 2. (Screenshots: test-artifacts/browser/learner-*.png.)"""
+    parts = urllib.parse.urlsplit(course_lab)
+    assert parts.path == f"/lab/tree/{START_PAGE}", f"./course lab printed {course_lab}, not the start page's URL"
+    token = urllib.parse.parse_qs(parts.query)["token"][0]
+    for old in ARTIFACTS.glob("learner-*.png"):
+        old.unlink()
+    page = browser.new_page()
+    try:
+        page.goto(course_lab)
+        page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.shell)", timeout=120_000)
+        page.evaluate("async () => { await window.jupyterapp.restored; }")
+        _opened(page, START_PAGE)
+        page.wait_for_timeout(3000)              # JupyterLab asks about news a moment after start
+        page.screenshot(path=str(ARTIFACTS / "learner-1-start.png"))
+        problems = _no_instructor_tools_nor_news(page)
+        formgrader = urllib.request.Request(f"{parts.scheme}://{parts.netloc}/formgrader",
+                                            headers={"Authorization": f"token {token}"})
+        try:
+            urllib.request.urlopen(formgrader, timeout=10).close()
+            problems.append("the server answers /formgrader")
+        except urllib.error.HTTPError as error:
+            assert error.code == 404, error
+        assert not problems, "\n".join(problems)
+
+        lesson = "notebooks/01_dynamic_graph.ipynb"
+        _click_link_to(page, lesson, "Lesson 1:")
+        _opened(page, lesson)
+        page.screenshot(path=str(ARTIFACTS / "learner-2-lesson1.png"))
+
+        exercise = f"exercises/{EXERCISE}/{EXERCISE}.ipynb"
+        _click_link_to(page, exercise, "Exercise 1:")
+        _opened(page, exercise)
+        cells = page.evaluate(CELLS)
+        _run(page, _cell(cells, "setup")["index"])
+        (answer_id, _), = MISTAKES[MISTAKE]["answers"].items()
+        (check_id, _), = MISTAKES[MISTAKE]["fails"].items()
+        answer, check = _cell(cells, answer_id)["index"], _cell(cells, check_id)["index"]
+        _type_answer(page, answer, _solution_answer(answer_id))
+        _run(page, answer)
+        _run(page, check)
+        shown = page.evaluate(RENDERED)[check]["text"]
+        page.locator("[data-course-current] .jp-Notebook .jp-Cell").nth(check).scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "learner-3-exercise1-check.png"))
+        assert re.search(r"^OK\b", shown, re.M), f"no OK line after a right answer:\n{shown}"
+
+        _click_link_to(page, "notebooks/02_leaf_tensors.ipynb", "Lesson 2:")
+        _opened(page, "notebooks/02_leaf_tensors.ipynb")
+        page.screenshot(path=str(ARTIFACTS / "learner-4-lesson2.png"))
+        problems = _no_instructor_tools_nor_news(page)
+        assert not problems, "\n".join(problems)
+    finally:
+        page.close()

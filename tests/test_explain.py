@@ -4,6 +4,9 @@ Every kind is produced here by running a tiny program, and again by a realistic 
 messages are never pasted, except to check that older PyTorch wordings still match (their stable
 parts) and for the command line, which reads pasted tracebacks.
 """
+import html
+import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -23,8 +26,9 @@ from autograder.lessons import COURSE_ROOT, heading_ids
 FAMILY = {
     "not_built": "not built", "consumed": "consumed", "modified_inplace": "changed",
     "view_inplace": "changed", "leaf_inplace": "changed", "inference_tensor": "changed",
-    "create_graph_cycle": "kept alive", "nonleaf_grad": "usage",
+    "inference_version": "changed", "create_graph_cycle": "kept alive", "nonleaf_grad": "usage",
     "checkpoint_use_reentrant": "usage", "checkpoint_no_grad_input": "usage",
+    "checkpoint_reentrant_grad": "usage",
     "non_scalar_output": "usage", "custom_function_gradients": "usage", "unknown": "unknown",
 }
 WARNING_KINDS = {"nonleaf_grad", "checkpoint_use_reentrant", "checkpoint_no_grad_input",
@@ -86,6 +90,28 @@ def _inference_saved():
     (_leaf() * t).sum().backward()
 
 
+def _inference_tensor():
+    with torch.inference_mode():
+        return torch.ones(2)
+
+
+def _reentrant_checkpoint_with_grad():
+    x = _leaf()
+    y = checkpoint(torch.sin, x, use_reentrant=True)
+    torch.autograd.grad(y.sum(), x)
+
+
+def _backward_in_inference_mode():
+    """backward() inside inference_mode fills w.grad with an inference tensor; the next ordinary
+    backward accumulates into it in place."""
+    w = _leaf()
+    loss = (w * 2).sum()
+    with torch.inference_mode():
+        loss.backward()
+    assert w.grad.is_inference()
+    (w * 2).sum().backward()
+
+
 def _modified_sigmoid():
     y = _leaf().sigmoid()
     y += 1
@@ -105,9 +131,11 @@ TINY = {
     "view_inplace": _view_split,
     "leaf_inplace": lambda: _leaf().add_(1),
     "inference_tensor": _inference_saved,
+    "inference_version": lambda: _inference_tensor()._version,
     "nonleaf_grad": lambda: (_leaf() * 2).grad,
     "checkpoint_use_reentrant": lambda: checkpoint(nn.Linear(2, 2), torch.ones(1, 2)),
     "checkpoint_no_grad_input": lambda: checkpoint(torch.sin, torch.ones(2), use_reentrant=True),
+    "checkpoint_reentrant_grad": _reentrant_checkpoint_with_grad,
     "create_graph_cycle": lambda: (_leaf() ** 2).sum().backward(create_graph=True),
     "non_scalar_output": lambda: (_leaf() * 3).backward(),
     "custom_function_gradients": lambda: Two.apply(_leaf(), _leaf()).sum().backward(),
@@ -191,6 +219,37 @@ def test_inference_tensor_changed_outside_inference_mode():
     assert e.kind == "inference_tensor" and "changed in place" in e.cause
 
 
+def test_backward_in_inference_mode_spoils_grad():
+    """Is the error of the next backward after a backward() inside inference_mode explained as a
+    .grad made an inference tensor (not as a tensor of the learner's changed in place), also from
+    a pasted traceback?"""
+    error = raised(_backward_in_inference_mode)
+    e = explain(error)
+    assert e.kind == "inference_tensor" and e.details == {"inference_grad": True}
+    assert ".grad" in e.cause and "inside torch.inference_mode()" in e.cause
+    assert "p.grad = None" in e.fix
+    pasted = "".join(traceback.format_exception(error))
+    assert explain(pasted).details == {"inference_grad": True}
+    assert explain(str(error)).details == {}                # no traceback: nothing says backward
+
+
+def test_inference_version_says_inference_tensors_have_none():
+    """Does reading ._version of an inference tensor point at inference_mode and its way out?"""
+    e = explain(raised(TINY["inference_version"]))
+    assert "._version" in e.cause and "is_inference()" in e.fix and "no_grad" in e.fix
+
+
+def test_reentrant_checkpoint_with_autograd_grad():
+    """Is autograd.grad (or backward(inputs=...)) through a reentrant checkpoint explained with the
+    non-reentrant fix?"""
+    def backward_with_inputs():
+        x = _leaf()
+        checkpoint(torch.sin, x, use_reentrant=True).sum().backward(inputs=[x])
+    for program in (_reentrant_checkpoint_with_grad, backward_with_inputs):
+        e = explain(raised(program))
+        assert e.kind == "checkpoint_reentrant_grad" and "use_reentrant=False" in e.fix
+
+
 def test_custom_function_names_function_and_counts():
     """Does the cause name the Function and the expected and returned numbers of gradients?"""
     e = explain(raised(TINY["custom_function_gradients"]))
@@ -259,6 +318,47 @@ def manual_sgd_without_no_grad():
         model(torch.randn(4, 3)).pow(2).mean().backward()
         for p in model.parameters():
             p -= 0.1 * p.grad
+
+
+def evaluation_backward_in_inference_mode():
+    """An evaluation helper that also calls backward (to log gradient norms) under inference_mode;
+    the next training step fails."""
+    model = nn.Linear(3, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def train_step():
+        loss = model(torch.randn(4, 3)).pow(2).mean()
+        opt.zero_grad(set_to_none=False)          # keeps .grad, zeroes it in place
+        loss.backward()
+        opt.step()
+
+    train_step()
+    loss = model(torch.randn(4, 3)).pow(2).mean()
+    with torch.inference_mode():
+        model.weight.grad = None                 # the evaluation's own gradient, freshly made ...
+        loss.backward()                          # ... as an inference tensor
+    train_step()
+
+
+def versions_logged_on_cached_features():
+    """A debugging loop that logs the version counter of its inputs, features cached under
+    inference_mode."""
+    backbone, head = nn.Linear(4, 4), nn.Linear(4, 2)
+    with torch.inference_mode():
+        features = backbone(torch.randn(8, 4))
+    for _ in range(2):
+        print("input version", features._version)
+        head(features.clone()).sum().backward()
+
+
+def gradient_penalty_through_reentrant_checkpoint():
+    """A gradient penalty (autograd.grad on the input) through a reentrant checkpointed block."""
+    block = nn.Sequential(nn.Linear(4, 4), nn.Tanh())
+    for _ in range(2):
+        x = torch.randn(8, 4, requires_grad=True)
+        out = checkpoint(block, x, use_reentrant=True)
+        grad_x, = torch.autograd.grad(out.sum(), x, create_graph=True)
+        (out.pow(2).mean() + grad_x.pow(2).mean()).backward()
 
 
 def features_cached_in_inference_mode():
@@ -354,10 +454,12 @@ REALISTIC = {
     "view_inplace": vae_clamps_logvar_in_place,
     "leaf_inplace": manual_sgd_without_no_grad,
     "inference_tensor": features_cached_in_inference_mode,
+    "inference_version": versions_logged_on_cached_features,
     "nonleaf_grad": logging_activation_gradients,
     "checkpoint_use_reentrant": lambda: _train(nn.Sequential(nn.Linear(4, 4), Block())),
     "checkpoint_no_grad_input": lambda: _train(nn.Sequential(Block(reentrant=True),
                                                              nn.Linear(4, 1))),
+    "checkpoint_reentrant_grad": gradient_penalty_through_reentrant_checkpoint,
     "create_graph_cycle": gradient_penalty_with_backward_create_graph,
     "non_scalar_output": per_sample_loss,
     "custom_function_gradients": custom_activation_in_a_model,
@@ -370,6 +472,13 @@ def test_realistic_loop_is_recognised(kind):
     """Is the mistake recognised when it happens inside a realistic training loop?"""
     e = explain(live(REALISTIC[kind], kind))
     assert (e.kind, e.family) == (kind, FAMILY[kind])
+
+
+def test_realistic_backward_in_inference_mode():
+    """In a loop whose evaluation ran backward() under inference_mode, is the next training step's
+    error (raised by zero_grad here) explained as a .grad spoiled by that backward?"""
+    e = explain(raised(evaluation_backward_in_inference_mode))
+    assert e.kind == "inference_tensor" and e.details == {"inference_grad": True}
 
 
 def test_gan_step_points_at_the_optimizer():
@@ -464,13 +573,47 @@ def test_the_package_exposes_explain():
 
 
 # ---------------------------------------------------------------- lessons
+# Kinds no chapter teaches: their lesson is PyTorch's documentation.
+DOCUMENTED_ELSEWHERE = {"custom_function_gradients": "https://docs.pytorch.org/docs/stable/notes/extending.html"}
+
+
 @pytest.mark.parametrize("kind", TINY)
 def test_lesson_exists(kind):
-    """Does the lesson of each kind exist in the checkout, with the section its anchor names?"""
-    notebook, anchor = explain(live(TINY[kind], kind)).lesson.split("#")
-    if not (COURSE_ROOT / notebook).exists():
-        pytest.skip(f"{notebook} is not written yet (its anchor is #{anchor})")
-    assert anchor in heading_ids(COURSE_ROOT / notebook)
+    """Does the lesson of each kind exist in the checkout, with the section its anchor names (or,
+    for a kind no chapter teaches, is it PyTorch's page on the subject)?"""
+    where, anchor = explain(live(TINY[kind], kind)).lesson.split("#")
+    if kind in DOCUMENTED_ELSEWHERE:
+        assert where == DOCUMENTED_ELSEWHERE[kind] and anchor
+        return
+    assert (COURSE_ROOT / where).is_file(), where
+    assert anchor in heading_ids(COURSE_ROOT / where)
+
+
+@pytest.mark.parametrize("folder", ["notebooks", "exercises/ex05_inplace", "."])
+def test_lesson_link_is_relative_to_the_explaining_notebook(folder):
+    """From the folder of the notebook that explains (a lesson, an exercise, the course root), does
+    the HTML explanation link to the lesson file and its heading, relative to that folder?"""
+    e = explain(raised(_modified_sigmoid))
+    start = COURSE_ROOT / folder
+    href = e.href(start)
+    path, anchor = href.split("#")
+    assert not os.path.isabs(path) and (start / path).resolve() == (COURSE_ROOT / e.lesson.split("#")[0])
+    assert anchor in heading_ids(COURSE_ROOT / e.lesson.split("#")[0])
+    cwd = os.getcwd()
+    try:
+        os.chdir(start)                                  # Jupyter starts a kernel in its notebook's folder
+        page = e._repr_html_()
+    finally:
+        os.chdir(cwd)
+    link = re.search(r'Lesson:\s*<a href="([^"]+)">([^<]+)</a>', page)
+    assert link and tuple(map(html.unescape, link.groups())) == (href, e.lesson), page
+    assert html.unescape(re.sub(r"<[^>]+>", "", page)) == str(e)
+
+
+def test_a_url_lesson_is_linked_as_it_is():
+    """Is a lesson that is a URL (PyTorch's documentation) linked unchanged from any folder?"""
+    e = explain(raised(TINY["custom_function_gradients"]))
+    assert e.href(COURSE_ROOT / "notebooks") == e.lesson and f'href="{e.lesson}"' in e._repr_html_()
 
 
 # ---------------------------------------------------------------- the command line
@@ -564,6 +707,9 @@ def test_extension_in_a_jupyter_kernel():
     nbclient.NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
                             resources={"metadata": {"path": str(COURSE_ROOT)}}).execute()
     loaded, unloaded = nb.cells[2].outputs, nb.cells[4].outputs
-    assert [o.output_type for o in loaded] == ["error", "stream"]
-    assert loaded[0].ename == "RuntimeError" and "(not_built)" in loaded[1].text
+    assert [o.output_type for o in loaded] == ["error", "display_data"]
+    assert loaded[0].ename == "RuntimeError" and "(not_built)" in loaded[1].data["text/plain"]
+    # the kernel runs in the course root here, so the lesson link is ./notebooks/01_...#Pitfalls...
+    assert re.search(r'Lesson:\s*<a href="\./notebooks/01_dynamic_graph\.ipynb#[^"]*Pitfalls',
+                     loaded[1].data["text/html"]), loaded[1].data["text/html"]
     assert [o.output_type for o in unloaded] == ["error"]

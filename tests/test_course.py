@@ -1,16 +1,23 @@
 """Does the course hold together: do the solutions pass their own hidden tests, does a blank
 release score 0, does each typical mistake get partial marks and a diagnosis that names it, is
 exercises/ generated from solutions/, and do plain nbgrader commands work on the course?"""
+import copy
 import csv
 import html
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
+import nbformat
 import pytest
 
+from autograder.grading.assemble import is_test
 from autograder.grading.batch import COURSE_ROOT, grade_class, load_sources
 from autograder.grading.demo import build_demo_class
 from autograder.grading.grade_one import reference
 from autograder.grading.mistakes import MISTAKES
-from autograder.grading.nbgrader_cli import course_copy, nbgrader
 from autograder.grading.release import stale
 
 MISTAKE_CASES = [(student, assignment) for assignment, students in MISTAKES.items() for student in students]
@@ -60,26 +67,106 @@ def test_exercises_are_generated_from_solutions():
     assert stale() == [], "run: python -m autograder release"
 
 
-def test_plain_nbgrader_workflow(tmp_path):
-    """Do generate_assignment, autograde, generate_feedback and export work with the course's
-    config, give the correct submission full marks (warnings and all), and keep hidden tests out
-    of feedback?"""
-    root = course_copy(tmp_path / "course")
-    assignment = sorted(MISTAKES)[0]
-    nbgrader(root, "generate_assignment", assignment)
-    build_demo_class(tmp_path / "demo")
-    notebook = next((tmp_path / "demo" / "correct" / assignment).glob("*.ipynb"))
-    target = root / "submitted" / "correct" / assignment / notebook.name
-    target.parent.mkdir(parents=True)
-    target.write_bytes(notebook.read_bytes())
-    nbgrader(root, "autograde", assignment)
-    nbgrader(root, "generate_feedback", assignment)
-    nbgrader(root, "export", "--to", str(tmp_path / "grades.csv"))
-    with open(tmp_path / "grades.csv", newline="") as f:
-        row = next(r for r in csv.DictReader(f) if r["student_id"] == "correct")
-    assert float(row["raw_score"]) == float(row["max_score"]) > 0, row
-    page = next((root / "feedback" / "correct" / assignment).glob("*.html")).read_text(encoding="utf-8")
-    assert "BEGIN HIDDEN TESTS" not in page
+PLAIN_ASSIGNMENT = "ex01_graph"  # the assignment the README's plain nbgrader steps name
+
+
+def readme_instructor_block() -> str:
+    """The README's shell block of plain nbgrader steps (the ```bash block that runs autograde)."""
+    text = (COURSE_ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```bash\n(.*?)```", text, re.DOTALL) if "nbgrader autograde" in b]
+    assert blocks, "README.md has no ```bash block with the plain nbgrader steps"
+    return blocks[0]
+
+
+def clean_clone(dest: Path) -> Path:
+    """What a fresh clone holds (tracked files, plus new files not ignored), with .venv linked to
+    the environment running the tests."""
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           cwd=COURSE_ROOT, check=True, capture_output=True).stdout.decode().split("\0")
+    for rel in filter(None, files):
+        if (COURSE_ROOT / rel).is_file() and not (COURSE_ROOT / rel).is_symlink():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(COURSE_ROOT / rel, dest / rel)
+    (dest / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
+    return dest
+
+
+def careless(notebook: nbformat.NotebookNode, tampered: str) -> nbformat.NotebookNode:
+    """The correct notebook with the locked check cell ``tampered`` edited by hand and the first
+    answered function wrapped so that it makes PyTorch warn each time the checks call it."""
+    nb = copy.deepcopy(notebook)
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == tampered)
+    cell.source = "# the learner's note in a locked cell\n" + cell.source
+    answer = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")
+                  and re.search(r"^def (\w+)", c.source, re.MULTILINE))
+    name = re.search(r"^def (\w+)", answer.source, re.MULTILINE).group(1)
+    answer.source += (f"\n\n_answer = {name}\n\ndef {name}(*args, **kwargs):\n"
+                      "    torch.tensor(torch.ones(1))  # UserWarning: copy-constructing a tensor\n"
+                      f"    return _answer(*args, **kwargs)\n")
+    return nb
+
+
+def page_text(page: str) -> str:
+    """What a browser shows of an HTML page: tags dropped, entities decoded."""
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def test_readme_plain_nbgrader_steps_grade_a_class_from_a_clean_clone(tmp_path):
+    """Do the README's plain nbgrader commands, run as written in a fresh clone, grade a correct,
+    a wrong, a blank and a careless submission (a PyTorch warning, a locked cell edited) as the
+    solution's points say, warn about changed checksums only for the edited cell, write grades.csv
+    where the README says, and give feedback pages that hold no hidden-test line, load nothing
+    from the network and show the maths as MathML?"""
+    block = readme_instructor_block()
+    clone = clean_clone(tmp_path / "course")
+    assignment = PLAIN_ASSIGNMENT
+    name, source = load_sources(clone / "solutions")[assignment]
+    points = {c.metadata.nbgrader["grade_id"]: float(c.metadata.nbgrader["points"])
+              for c in source.cells if c.metadata.get("nbgrader", {}).get("grade")}
+    tampered = next(c.metadata.nbgrader["grade_id"] for c in source.cells if is_test(c))
+    expected = build_demo_class(tmp_path / "demo")
+    wrong = next(s for s in MISTAKES[assignment])
+    submissions = {"correct": "correct", "blank": "blank", "wrong": wrong}
+    where = f"submitted/<student_id>/{assignment}/{name}"
+    assert where in block, f"the README should say where submissions go: {where}"
+    for student, demo_student in submissions.items():
+        target = clone / "submitted" / student / assignment / name
+        target.parent.mkdir(parents=True)
+        shutil.copy2(tmp_path / "demo" / demo_student / assignment / name, target)
+    (clone / "submitted" / "careless" / assignment).mkdir(parents=True)
+    correct = nbformat.read(clone / "submitted" / "correct" / assignment / name, as_version=4)
+    nbformat.write(careless(correct, tampered), clone / "submitted" / "careless" / assignment / name)
+
+    run = subprocess.run(["bash", "-e", "-c", block], cwd=clone, capture_output=True, text=True)
+    log = run.stdout + run.stderr
+    assert run.returncode == 0, log[-4000:]
+    assert re.findall(r"Attribute 'checksum' for cell (\S+) has changed", log) == [tampered], log[-4000:]
+
+    with open(clone / "grades.csv", newline="") as f:
+        rows = {r["student_id"]: r for r in csv.DictReader(f) if r["assignment"] == assignment}
+    full = sum(points.values())
+    lost = sum(points[g] for g in expected[(wrong, assignment)]["fails"])
+    want = {"correct": full, "careless": full, "blank": 0.0, "wrong": full - lost}
+    assert {s: float(r["score"]) for s, r in rows.items()} == want, rows
+    assert all(float(r["max_score"]) == full for r in rows.values()), rows
+
+    secret = {line.strip() for cell in source.cells
+              for region in re.findall(r"BEGIN HIDDEN TESTS.*?\n(.*?)^[^\n]*END HIDDEN TESTS",
+                                       cell.source, re.DOTALL | re.MULTILINE)
+              for line in region.splitlines() if re.search(r"\w", line)}
+    assert secret, "the assignment should have hidden tests"
+    for student in submissions.keys() | {"careless"}:
+        submitted = nbformat.read(clone / "submitted" / student / assignment / name, as_version=4)
+        public = {line.strip() for cell in submitted.cells for line in cell.source.splitlines()}
+        page = (clone / "feedback" / student / assignment / name.replace(".ipynb", ".html")).read_text(encoding="utf-8")
+        text = page_text(page)
+        leaked = sorted(line for line in secret - public if line in text)
+        assert not leaked, (student, leaked)
+        assert "<script" not in page and not re.search(r"(src|href)=\"https?:", page), student
+        assert "<math" in page and "$$" not in text, student
+    wrong_page = page_text((clone / "feedback" / "wrong" / assignment / name.replace(".ipynb", ".html")).read_text(encoding="utf-8"))
+    for phrase in expected[(wrong, assignment)]["fails"].values():
+        assert phrase in wrong_page
 
 
 @pytest.mark.parametrize("assignment", sorted(MISTAKES))

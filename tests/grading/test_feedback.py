@@ -1,4 +1,8 @@
-"""Does the feedback page tell the learner what happened without showing hidden tests?"""
+"""Does the feedback page tell the learner what happened without showing hidden tests, in one page
+that a browser shows offline?"""
+import html
+import re
+
 import nbformat
 
 from autograder.grading.feedback import feedback_html, feedback_notebook
@@ -24,3 +28,20 @@ def test_summary_gives_score_and_reason(source, tmp_path):
     """Does the first cell give the score and, per question, why it failed?"""
     summary = feedback_notebook(graded(source, tmp_path, "def f():\n    return None")).cells[0].source
     assert "**0 / 2**" in summary and "f returned None" in summary and "ada" in summary
+
+
+def test_page_loads_nothing_and_shows_maths_as_mathml(source, tmp_path):
+    """Is the page self-contained (no script, no stylesheet or image from the network) with the
+    markdown's inline and display maths written as MathML, not left as LaTeX for MathJax?"""
+    source.cells[1].source = "Return $x^2$ at $x = 1$:\n\n$$L = \\frac{1}{N}\\sum_{n=1}^{N} p_n$$"
+    page = feedback_html(graded(source, tmp_path, "def f():\n    return 1"))
+    assert "<script" not in page.lower()
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page), "loads something"
+    assert page.count("<math") == 3 and 'display="block"' in page
+    assert "$" not in html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def test_summary_result_column_is_left_aligned(source, tmp_path):
+    """Does the summary table align its result column (sentences) to the left?"""
+    page = feedback_html(graded(source, tmp_path, "def f():\n    return None"))
+    assert '<th style="text-align:left">result</th>' in page

@@ -94,7 +94,9 @@ def _submission(channel_fd: int, limits: dict) -> None:
     for fd in (0, 1, 2):  # C-level prints and crash dumps go nowhere
         os.dup2(null, fd)
     os.close(null)
-    os.chdir(tempfile.mkdtemp(prefix="notebook-", dir=limits.get("tmp") or None))
+    workdir = tempfile.mkdtemp(prefix="notebook-", dir=limits.get("tmp") or None)
+    os.chdir(workdir)
+    os.environ["IPYTHONDIR"] = os.path.join(workdir, ".ipython")  # never the machine's profile
     _limit(limits)
     conn = Connection(channel_fd)
 
@@ -105,7 +107,11 @@ def _submission(channel_fd: int, limits: dict) -> None:
 
     from . import values
 
-    shell = InteractiveShell.instance()
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.enabled = False  # cells (a solution's, too) are never written to disk
+    shell = InteractiveShell.instance(config=config)
     shell._showtraceback = lambda *args, **kwargs: None  # tracebacks would quote hidden tests
     run_cell = shell.run_cell  # bound now: a cell that replaces shell.run_cell changes nothing here
     send = conn.send_bytes

@@ -174,6 +174,8 @@ def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, st
         return False, f"expected a dict with keys {sorted(expected)}, got {type(received).__name__}"
     problems = [message for key, want in expected.items()
                 for ok, message in [_judge_tensor(received.get(key), want, key, options)] if not ok]
+    if options.get("hint") and problems:
+        problems.append(options["hint"])
     return (False, "\n".join(problems)) if problems else (True, "OK " + ", ".join(expected))
 
 
@@ -263,16 +265,16 @@ def tensor(received, expected: torch.Tensor, name: str = "value", show_values: b
 
 
 def grads(received: Mapping[str, Any], expected: Mapping[str, torch.Tensor],
-          show_values: bool = True, name: str = "gradients") -> None:
+          show_values: bool = True, name: str = "gradients", hint: str = "") -> None:
     """Check several named gradients (``{"w": tensor, "b": tensor}``); all must match.
 
     Raises:
-        CheckFailed: listing each name that is missing or wrong, with its diagnosis.
+        CheckFailed: listing each name that is missing or wrong, with its diagnosis, then ``hint``.
     """
     __tracebackhide__ = True
     if not isinstance(received, Mapping):
         raise CheckFailed(f"expected a dict of gradients, got {type(received).__name__}")
-    _check(Checked(name, "grads", dict(received), expected, {"show_values": show_values}))
+    _check(Checked(name, "grads", dict(received), expected, {"show_values": show_values, "hint": hint}))
 
 
 def value(received, expected, name: str = "value", hint: str | Mapping[str, str] = "",

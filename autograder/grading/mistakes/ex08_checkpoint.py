@@ -33,7 +33,7 @@ MISTAKES = {
         "answers": {"q1_answer": '''def forward_checkpointed(model, x):
     return checkpoint_sequential(model, 1, x, use_reentrant=False)
 '''},
-        "fails": {"q1_check": "peak live bytes at most 60 % of the plain model's is wrong"},
+        "fails": {"q1_check": "peak live bytes at most 60 % of the plain model's is too high"},
     },
     # Q1: the whole model in one non-reentrant checkpoint: the gradients are right and the forward
     # keeps only x, but backward recomputes every activation at once, so the peak is the plain

@@ -3,14 +3,18 @@ earlier version of the grader, and with plain sequential `nbgrader autograde`, o
 submissions, in one run. Not a test; run it by hand from the repository root:
 
     PYTHONPATH=$PWD .venv/bin/python tests/benchmark_grading.py [--students 40] [--assignments ex01_graph ...]
-        [--demo] [--baseline-ref GIT_REF] [--no-nbgrader]
+        [--demo] [--baseline-ref GIT_REF] [--no-nbgrader] [--repeat N]
 
 ``--baseline-ref afb1b5e`` also grades the class with the grader of that commit (afb1b5e: the
 last one before the sandbox, forks of a warm worker process) at --jobs 1 and 2: its
 ``autograder/`` and ``solutions/`` are taken with ``git archive`` into a temporary folder and run
 there in a subprocess, with ``PYTHONPATH`` pointing at it; the repository is not touched. It
 prints how our time compares (ours / baseline: 1.10 is 10 % slower) and on how many notebooks
-both gave the same score.
+both gave the same score. On a shared machine use ``--repeat 3``: the best of three runs of each,
+interleaved, is far steadier than one run. For the lead's check ("within 10 % of the grader
+before the sandbox"):
+
+    PYTHONPATH=$PWD .venv/bin/python tests/benchmark_grading.py --baseline-ref afb1b5e --repeat 3
 
 The class: every student submits every assignment, a realistic mix built from the demo class:
 mostly correct answers and typical mistakes, some untouched releases, some truncated files and
@@ -128,7 +132,7 @@ class Phases:
                     stack[-1][1] += elapsed
                 with self._lock:
                     self.seconds[label] += elapsed - frame[1]
-                    self.calls[label] += 1
+                    self.calls[label] += label == phase  # a piece folded into a solution's run is not a call
         return timed_piece
 
     @contextmanager
@@ -223,7 +227,11 @@ def main() -> None:
     parser.add_argument("--baseline-ref", metavar="GIT_REF",
                         help="also grade with the grader of this commit (e.g. afb1b5e, before the sandbox)")
     parser.add_argument("--no-nbgrader", action="store_true", help="skip plain nbgrader autograde")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="grade N times with each of our settings (and the baseline), interleaved; "
+                             "the best time counts (the load of a shared machine varies)")
     args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (other work on the machine skews these figures)")
     start_up_costs()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -237,22 +245,32 @@ def main() -> None:
             notebooks = build_class(submitted, args.students, args.assignments)
             print(f"{notebooks} notebooks: {args.students} students x {len(args.assignments)} assignments "
                   f"({', '.join(args.assignments)})")
-        ours, rows = {}, {}
-        for jobs in (1, 2):
-            with Phases().active() as phases:
-                ours[jobs], rows[jobs] = timed(
-                    f"python -m autograder grade --jobs {jobs}",
-                    lambda: grade_class(submitted, tmp / f"out{jobs}", COURSE_ROOT / "solutions", jobs=jobs,
-                                        progress=False), notebooks)
-            phases.print(notebooks, ours[jobs])
-        if args.baseline_ref:
-            tree = baseline_tree(args.baseline_ref, tmp / "baseline")
+        tree = baseline_tree(args.baseline_ref, tmp / "baseline") if args.baseline_ref else None
+        ours, theirs, rows, their_rows, best_phases = {}, {}, {}, {}, {}
+        for round_ in range(args.repeat):  # interleaved, so that a change of load hits both graders
             for jobs in (1, 2):
-                seconds, theirs = grade_with_baseline(tree, submitted, tmp / f"baseline-out{jobs}", jobs)
-                report(f"grader of {args.baseline_ref} --jobs {jobs}", seconds, notebooks)
-                print(f"  ours / baseline at --jobs {jobs}: {ours[jobs] / seconds:.2f} "
-                      f"({(ours[jobs] / seconds - 1) * 100:+.0f} %)")
-                same, differ = same_scores(rows[jobs], theirs)
+                with Phases().active() as phases:
+                    seconds, rows[jobs] = timed(
+                        f"python -m autograder grade --jobs {jobs}",
+                        lambda: grade_class(submitted, tmp / f"out{jobs}-{round_}", COURSE_ROOT / "solutions",
+                                            jobs=jobs, progress=False), notebooks)
+                if seconds < min(ours.get(jobs, [float("inf")])):
+                    best_phases[jobs] = phases
+                ours.setdefault(jobs, []).append(seconds)
+                if tree is not None:
+                    seconds, their_rows[jobs] = grade_with_baseline(tree, submitted, tmp / f"baseline{jobs}-{round_}", jobs)
+                    theirs.setdefault(jobs, []).append(report(f"grader of {args.baseline_ref} --jobs {jobs}",
+                                                              seconds, notebooks))
+        best = {jobs: min(times) for jobs, times in ours.items()}
+        print(f"\nbest of {args.repeat}:")
+        for jobs in (1, 2):
+            report(f"python -m autograder grade --jobs {jobs}", best[jobs], notebooks)
+            best_phases[jobs].print(notebooks, best[jobs])
+            if tree is not None:
+                baseline = report(f"grader of {args.baseline_ref} --jobs {jobs}", min(theirs[jobs]), notebooks)
+                print(f"  ours / baseline at --jobs {jobs}: {best[jobs] / baseline:.2f} "
+                      f"({(best[jobs] / baseline - 1) * 100:+.0f} %)")
+                same, differ = same_scores(rows[jobs], their_rows[jobs])
                 print(f"  same score on {same} of {len(rows[jobs])} notebooks"
                       + "".join(f"\n    {s}/{a}: ours {o}, baseline {b}" for s, a, o, b in differ[:10]))
         if not args.no_nbgrader:
@@ -271,7 +289,7 @@ def main() -> None:
             base, _ = timed("nbgrader autograde (sequential)", plain, notebooks)
             if failures:
                 print(f"  (nbgrader autograde exited with an error for: {', '.join(failures)})")
-            for jobs, seconds in ours.items():
+            for jobs, seconds in best.items():
                 print(f"speed-up over sequential nbgrader at --jobs {jobs}: {base / seconds:.2f}x")
     sys.stdout.flush()
 

@@ -1,31 +1,58 @@
-"""Benchmark: grade a synthetic class with our command (--jobs 1 and 2) and with plain sequential
-`nbgrader autograde`, on the same submissions, in one run. Not a test; run it by hand:
+"""Benchmark: grade a synthetic class with our command (--jobs 1 and 2), optionally with an
+earlier version of the grader, and with plain sequential `nbgrader autograde`, on the same
+submissions, in one run. Not a test; run it by hand from the repository root:
 
-    .venv/bin/python tests/benchmark_grading.py [--students 40] [--assignments ex01_graph ...] [--demo]
+    PYTHONPATH=$PWD .venv/bin/python tests/benchmark_grading.py [--students 40] [--assignments ex01_graph ...]
+        [--demo] [--baseline-ref GIT_REF] [--no-nbgrader] [--repeat N]
+
+``--baseline-ref afb1b5e`` also grades the class with the grader of that commit (afb1b5e: the
+last one before the sandbox, forks of a warm worker process) at --jobs 1 and 2: its
+``autograder/`` and ``solutions/`` are taken with ``git archive`` into a temporary folder and run
+there in a subprocess, with ``PYTHONPATH`` pointing at it; the repository is not touched. It
+prints how our time compares (ours / baseline: 1.10 is 10 % slower) and on how many notebooks
+both gave the same score. On a shared machine use ``--repeat 3``: the best of three runs of each,
+interleaved, is far steadier than one run. For the lead's check ("within 10 % of the grader
+before the sandbox"):
+
+    PYTHONPATH=$PWD .venv/bin/python tests/benchmark_grading.py --baseline-ref afb1b5e --repeat 3
 
 The class: every student submits every assignment, a realistic mix built from the demo class:
 mostly correct answers and typical mistakes, some untouched releases, some truncated files and
-some answers that kill their process. Prints seconds per notebook, the speed-up, and what a
-fresh Jupyter kernel plus `import torch` costs against one fork of a warm grading worker.
+some answers that kill their process. Prints seconds per notebook, the speed-up, what a fresh
+Jupyter kernel plus `import torch` costs against starting a grading sandbox and one submission
+process in it, and where our time per notebook goes: sandbox start (once per grading thread),
+fork + channel, cells, reaping, the outside re-check (verdict), the feedback page, the rest of
+grading one notebook (reading, assembling), and the solutions' own runs (once per assignment).
 """
 from __future__ import annotations
 
 import argparse
+import functools
+import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections import defaultdict
+from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
 
-from autograder.grading.batch import COURSE_ROOT, grade_class, load_sources
+from autograder.grading import batch, grade_one
+from autograder.grading.batch import grade_class, load_sources
 from autograder.grading.demo import build_demo_class
+from autograder.grading.limits import Limits
 from autograder.grading.nbgrader_cli import course_copy, nbgrader
-from autograder.grading.runner import run_cells, warm_up
+from autograder.grading.runner import run_cells
+from autograder.grading.sandbox import Sandbox
+from autograder.lessons import COURSE_ROOT
 
 CRASH = "import os\nos._exit(1)\n"
+SOLUTION_RUNS = "solution runs (once per assignment)"
 
 
 def build_class(folder: Path, students: int, assignments: list[str]) -> int:
@@ -54,16 +81,124 @@ def build_class(folder: Path, students: int, assignments: list[str]) -> int:
     return students * len(assignments)
 
 
-def timed(label: str, fn, notebooks: int) -> float:
-    start = time.perf_counter()
-    fn()
-    seconds = time.perf_counter() - start
-    print(f"{label:<44} {seconds:7.1f} s  {seconds / notebooks:6.2f} s/notebook", flush=True)
+def report(label: str, seconds: float, notebooks: int) -> float:
+    print(f"{label:<52} {seconds:7.1f} s  {seconds / notebooks:6.2f} s/notebook", flush=True)
     return seconds
 
 
+def timed(label: str, fn, notebooks: int):
+    start = time.perf_counter()
+    result = fn()
+    seconds = report(label, time.perf_counter() - start, notebooks)
+    return seconds, result
+
+
+class Phases:
+    """Where grading time goes: wraps the grader's pieces with ``time.perf_counter`` while active.
+
+    Times are exclusive (a piece's time without the pieces it calls), summed over the grading
+    threads; inside a solution's run every piece but the sandbox's start and close counts as the
+    solution's run.
+    """
+
+    # (object, attribute, phase): the names as the callers look them up
+    PIECES = [(Sandbox, "start", "sandbox start"), (Sandbox, "close", "sandbox close"),
+              (Sandbox, "open_channel", "fork + channel"), (Sandbox, "reap", "reap (kill, clean /tmp)"),
+              (grade_one, "run_cells", "cells"), (grade_one, "verdict", "re-check (verdict)"),
+              (batch, "grade_notebook", "rest of grade_notebook (read, assemble, withhold)"),
+              (batch, "feedback_html", "feedback page"), (batch, "solution_records", SOLUTION_RUNS)]
+
+    OWN = ("sandbox start", "sandbox close")  # kept apart even when a solution's run starts the sandbox
+
+    def __init__(self):
+        self.seconds, self.calls = defaultdict(float), defaultdict(int)
+        self._local, self._lock = threading.local(), threading.Lock()
+
+    def _wrap(self, fn, phase: str):
+        @functools.wraps(fn)
+        def timed_piece(*args, **kwargs):
+            stack = self._local.__dict__.setdefault("stack", [])
+            in_solution = any(frame[0] == SOLUTION_RUNS for frame in stack)
+            label = SOLUTION_RUNS if in_solution and phase not in self.OWN else phase
+            frame = [label, 0.0]
+            stack.append(frame)
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                elapsed = time.perf_counter() - start
+                stack.pop()
+                if stack:
+                    stack[-1][1] += elapsed
+                with self._lock:
+                    self.seconds[label] += elapsed - frame[1]
+                    self.calls[label] += label == phase  # a piece folded into a solution's run is not a call
+        return timed_piece
+
+    @contextmanager
+    def active(self):
+        originals = [(owner, name, getattr(owner, name)) for owner, name, _ in self.PIECES]
+        try:
+            for (owner, name, phase), (_, _, fn) in zip(self.PIECES, originals):
+                setattr(owner, name, self._wrap(fn, phase))
+            yield self
+        finally:
+            for owner, name, fn in originals:
+                setattr(owner, name, fn)
+
+    def print(self, notebooks: int, wall: float) -> None:
+        total = sum(self.seconds.values())
+        print(f"  where the time went (summed over threads; wall {wall:.1f} s):")
+        for _, _, phase in self.PIECES:
+            if phase in self.seconds:
+                s = self.seconds[phase]
+                print(f"    {phase:<50} {s:7.2f} s  {s / notebooks:6.3f} s/notebook  ({self.calls[phase]} calls)")
+        print(f"    {'(measured pieces, total)':<50} {total:7.2f} s  {total / notebooks:6.3f} s/notebook")
+
+
+BASELINE_SCRIPT = """\
+import json, sys, time
+from pathlib import Path
+import autograder
+assert Path(autograder.__file__).resolve().is_relative_to(Path.cwd().resolve()), autograder.__file__
+from autograder.grading.batch import grade_class
+start = time.perf_counter()
+rows = grade_class(Path(sys.argv[1]), Path(sys.argv[2]), jobs=int(sys.argv[3]), progress=False)
+print(json.dumps({"seconds": time.perf_counter() - start, "rows": rows}))
+"""
+
+
+def baseline_tree(ref: str, folder: Path) -> Path:
+    """``autograder/`` and ``solutions/`` of commit ``ref`` in ``folder`` (git archive: the
+    repository and its worktrees are left alone)."""
+    folder.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(COURSE_ROOT), "archive", ref, "autograder", "solutions"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
+def grade_with_baseline(tree: Path, submitted: Path, out: Path, jobs: int) -> tuple[float, list]:
+    """Grade with the grader in ``tree`` in a subprocess; its own grade_class time and rows."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    done = subprocess.run([sys.executable, "-c", BASELINE_SCRIPT, str(submitted), str(out), str(jobs)],
+                          cwd=tree, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"the baseline grader failed:\n{done.stderr[-3000:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return result["seconds"], result["rows"]
+
+
+def same_scores(ours: list, theirs: list) -> tuple[int, list]:
+    """How many notebooks got the same score from both graders, and the others."""
+    by_key = {(r["student_id"], r["assignment_id"]): r for r in theirs}
+    differ = [(r["student_id"], r["assignment_id"], r["score"], by_key.get((r["student_id"], r["assignment_id"]), {}).get("score"))
+              for r in ours if by_key.get((r["student_id"], r["assignment_id"]), {}).get("score") != r["score"]]
+    return len(ours) - len(differ), differ
+
+
 def start_up_costs() -> None:
-    """What a fresh Jupyter kernel with torch costs, against a fork of a warm worker."""
+    """What a fresh Jupyter kernel with torch costs, against a sandbox and a submission in it."""
     from jupyter_client.manager import start_new_kernel
 
     start = time.perf_counter()
@@ -73,13 +208,15 @@ def start_up_costs() -> None:
     imported = time.perf_counter()
     kc.stop_channels()
     km.shutdown_kernel(now=True)
-    warm_up()
-    with tempfile.TemporaryDirectory() as tmp:
-        fork_start = time.perf_counter()
-        run_cells(["import torch"], tmp)
-        fork = time.perf_counter() - fork_start
+    limits = Limits()
+    box_start = time.perf_counter()
+    with Sandbox(limits) as box:
+        box_ready = time.perf_counter()
+        run_cells(["import torch"], box, limits)
+        one = time.perf_counter() - box_ready
     print(f"Jupyter kernel start {started - start:.2f} s + import torch in it {imported - started:.2f} s; "
-          f"one fork of a warm worker running `import torch`: {fork:.2f} s")
+          f"grading sandbox start (once per thread) {box_ready - box_start:.2f} s; one submission process "
+          f"in it running `import torch` (fork, channel, cell, reap): {one:.2f} s")
 
 
 def main() -> None:
@@ -87,7 +224,14 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=40)
     parser.add_argument("--assignments", nargs="*", default=sorted(load_sources(COURSE_ROOT / "solutions")))
     parser.add_argument("--demo", action="store_true", help="grade exactly the demo class instead")
+    parser.add_argument("--baseline-ref", metavar="GIT_REF",
+                        help="also grade with the grader of this commit (e.g. afb1b5e, before the sandbox)")
+    parser.add_argument("--no-nbgrader", action="store_true", help="skip plain nbgrader autograde")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="grade N times with each of our settings (and the baseline), interleaved; "
+                             "the best time counts (the load of a shared machine varies)")
     args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (other work on the machine skews these figures)")
     start_up_costs()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -101,26 +245,52 @@ def main() -> None:
             notebooks = build_class(submitted, args.students, args.assignments)
             print(f"{notebooks} notebooks: {args.students} students x {len(args.assignments)} assignments "
                   f"({', '.join(args.assignments)})")
-        ours = {jobs: timed(f"python -m autograder grade --jobs {jobs}",
-                            lambda: grade_class(submitted, tmp / f"out{jobs}", jobs=jobs, progress=False),
-                            notebooks) for jobs in (1, 2)}
-        root = course_copy(tmp / "course")
-        for assignment in args.assignments:
-            nbgrader(root, "generate_assignment", assignment)
-        shutil.copytree(submitted, root / "submitted")
-        failures = []
-
-        def plain():
+        tree = baseline_tree(args.baseline_ref, tmp / "baseline") if args.baseline_ref else None
+        ours, theirs, rows, their_rows, best_phases = {}, {}, {}, {}, {}
+        for round_ in range(args.repeat):  # interleaved, so that a change of load hits both graders
+            for jobs in (1, 2):
+                with Phases().active() as phases:
+                    seconds, rows[jobs] = timed(
+                        f"python -m autograder grade --jobs {jobs}",
+                        lambda: grade_class(submitted, tmp / f"out{jobs}-{round_}", COURSE_ROOT / "solutions",
+                                            jobs=jobs, progress=False), notebooks)
+                if seconds < min(ours.get(jobs, [float("inf")])):
+                    best_phases[jobs] = phases
+                ours.setdefault(jobs, []).append(seconds)
+                if tree is not None:
+                    seconds, their_rows[jobs] = grade_with_baseline(tree, submitted, tmp / f"baseline{jobs}-{round_}", jobs)
+                    theirs.setdefault(jobs, []).append(report(f"grader of {args.baseline_ref} --jobs {jobs}",
+                                                              seconds, notebooks))
+        best = {jobs: min(times) for jobs, times in ours.items()}
+        print(f"\nbest of {args.repeat}:")
+        for jobs in (1, 2):
+            report(f"python -m autograder grade --jobs {jobs}", best[jobs], notebooks)
+            best_phases[jobs].print(notebooks, best[jobs])
+            if tree is not None:
+                baseline = report(f"grader of {args.baseline_ref} --jobs {jobs}", min(theirs[jobs]), notebooks)
+                print(f"  ours / baseline at --jobs {jobs}: {best[jobs] / baseline:.2f} "
+                      f"({(best[jobs] / baseline - 1) * 100:+.0f} %)")
+                same, differ = same_scores(rows[jobs], their_rows[jobs])
+                print(f"  same score on {same} of {len(rows[jobs])} notebooks"
+                      + "".join(f"\n    {s}/{a}: ours {o}, baseline {b}" for s, a, o, b in differ[:10]))
+        if not args.no_nbgrader:
+            root = course_copy(tmp / "course")
             for assignment in args.assignments:
-                try:
-                    nbgrader(root, "autograde", assignment)
-                except subprocess.CalledProcessError:  # nbgrader stops on some broken notebooks
-                    failures.append(assignment)
-        base = timed("nbgrader autograde (sequential)", plain, notebooks)
-        if failures:
-            print(f"  (nbgrader autograde exited with an error for: {', '.join(failures)})")
-        for jobs, seconds in ours.items():
-            print(f"speed-up over sequential nbgrader at --jobs {jobs}: {base / seconds:.2f}x")
+                nbgrader(root, "generate_assignment", assignment)
+            shutil.copytree(submitted, root / "submitted")
+            failures = []
+
+            def plain():
+                for assignment in args.assignments:
+                    try:
+                        nbgrader(root, "autograde", assignment)
+                    except subprocess.CalledProcessError:  # nbgrader stops on some broken notebooks
+                        failures.append(assignment)
+            base, _ = timed("nbgrader autograde (sequential)", plain, notebooks)
+            if failures:
+                print(f"  (nbgrader autograde exited with an error for: {', '.join(failures)})")
+            for jobs, seconds in best.items():
+                print(f"speed-up over sequential nbgrader at --jobs {jobs}: {base / seconds:.2f}x")
     sys.stdout.flush()
 
 

@@ -14,21 +14,36 @@ import nbformat
 import pytest
 
 from autograder.grading.assemble import is_test
-from autograder.grading.batch import COURSE_ROOT, grade_class, load_sources
+from autograder.grading.batch import grade_class, load_sources
 from autograder.grading.demo import build_demo_class
-from autograder.grading.grade_one import reference
+from autograder.grading.grade_one import solution_records
+from autograder.grading.limits import Limits
 from autograder.grading.mistakes import MISTAKES
 from autograder.grading.release import stale
+from autograder.grading.sandbox import Sandbox
+from autograder.lessons import COURSE_ROOT
+
+from .grading.conftest import require_sandbox
 
 MISTAKE_CASES = [(student, assignment) for assignment, students in MISTAKES.items() for student in students]
 
 
 @pytest.fixture(scope="module")
+def sandbox():
+    """One grading sandbox for the module (skipped where bubblewrap cannot run, failed instead
+    when COURSE_REQUIRE_SANDBOX is set)."""
+    require_sandbox()
+    with Sandbox(Limits()) as box:
+        yield box
+
+
+@pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     """The demo class, built and graded once: (expected, rows by (student, assignment), out)."""
+    require_sandbox()
     tmp = tmp_path_factory.mktemp("demo")
     expected = build_demo_class(tmp / "submitted")
-    rows = grade_class(tmp / "submitted", tmp / "out", jobs=2, progress=False)
+    rows = grade_class(tmp / "submitted", tmp / "out", COURSE_ROOT / "solutions", jobs=2, progress=False)
     return expected, {(r["student_id"], r["assignment_id"]): r for r in rows}, tmp / "out"
 
 
@@ -170,9 +185,9 @@ def test_readme_plain_nbgrader_steps_grade_a_class_from_a_clean_clone(tmp_path):
 
 
 @pytest.mark.parametrize("assignment", sorted(MISTAKES))
-def test_every_test_cell_reports_values_for_the_outside_recheck(assignment):
+def test_every_test_cell_reports_values_for_the_outside_recheck(sandbox, assignment):
     """Does every test cell of the solution report at least one checked value, so the grader can
     re-check it outside the learner's process (a cell that only finishes proves nothing)?"""
     _, source = load_sources(COURSE_ROOT / "solutions")[assignment]
-    exports = reference(source)
-    assert exports and all(exports.values()), {k: len(v) for k, v in exports.items()}
+    records = solution_records(source, sandbox, Limits())
+    assert records and all(records.values()), {k: len(v) for k, v in records.items()}

@@ -50,8 +50,15 @@ def _read_only_binds() -> list[str]:
     paths += [p for p in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
                           "/etc/alternatives") if os.path.exists(p)]
     args = []
-    for path in dict.fromkeys(os.path.realpath(p) for p in paths):
+    bound = list(dict.fromkeys(os.path.realpath(p) for p in paths))
+    for path in bound:
         args += ["--ro-bind", path, path]
+    # A path reached through a symlink (a venv that is a link, /home linked elsewhere) is named
+    # unresolved by sys.executable, which the container runs: give it the same link inside.
+    for path in dict.fromkeys(os.path.abspath(p) for p in paths):
+        real = os.path.realpath(path)
+        if path != real and not any(path == b or path.startswith(b.rstrip("/") + "/") for b in bound):
+            args += ["--symlink", real, path]
     for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):  # merged /usr: symlinks into it
         link = f"/{top}"
         if os.path.islink(link):

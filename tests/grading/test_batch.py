@@ -4,10 +4,12 @@ import csv
 import hashlib
 
 import nbformat
+import pytest
 
-from autograder.grading.batch import CSV_COLUMNS, grade_class
+from autograder.grading import batch
+from autograder.grading.batch import CSV_COLUMNS, SandboxUnavailable, grade_class
 
-from .conftest import submission_of
+from .conftest import needs_sandbox, submission_of
 
 
 def tree_digest(folder):
@@ -15,9 +17,10 @@ def tree_digest(folder):
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_class_is_graded_into_csv_and_feedback(source, tmp_path):
-    """Do a right, a wrong, a renamed and an empty submission each get a row and a status?"""
-    solutions, submitted, out = tmp_path / "solutions", tmp_path / "submitted", tmp_path / "out"
+@pytest.fixture
+def small_class(source, tmp_path):
+    """solutions/ with the tiny source, and a right, a wrong, a renamed and an empty submission."""
+    solutions, submitted = tmp_path / "solutions", tmp_path / "submitted"
     (solutions / "ex01").mkdir(parents=True)
     nbformat.write(source, solutions / "ex01" / "ex01.ipynb")
     for student, name, answer in [("ann", "ex01.ipynb", "def f():\n    return 1"),
@@ -26,11 +29,34 @@ def test_class_is_graded_into_csv_and_feedback(source, tmp_path):
         (submitted / student / "ex01").mkdir(parents=True)
         nbformat.write(submission_of(source, answer), submitted / student / "ex01" / name)
     (submitted / "dee" / "ex01").mkdir(parents=True)
+    return solutions, submitted
+
+
+@needs_sandbox
+def test_class_is_graded_into_csv_and_feedback(small_class, tmp_path):
+    """Do a right, a wrong, a renamed and an empty submission each get a row and a status?"""
+    solutions, submitted = small_class
+    out = tmp_path / "out"
     before = tree_digest(submitted)
     rows = grade_class(submitted, out, solutions, jobs=2, progress=False)
     assert [(r["student_id"], r["score"], r["status"]) for r in rows] == [
         ("ann", "2", "graded"), ("bob", "0", "graded"), ("cy", "2", "graded"), ("dee", "0", "no notebook")]
+    assert rows[1]["failed"] == "q1_check"
     with open(out / "grades.csv", newline="") as f:
         assert list(csv.DictReader(f)) == rows and rows[0].keys() == set(CSV_COLUMNS)
     assert sorted(p.parent.name for p in (out / "feedback").rglob("*.html")) == ["ann", "bob", "cy", "dee"]
     assert tree_digest(submitted) == before
+
+
+def test_without_a_sandbox_grading_is_refused(small_class, tmp_path, monkeypatch):
+    """Where bubblewrap cannot run, is grading refused with the reason (nothing written), unless
+    the instructor asks for --no-sandbox, whose statuses then say so?"""
+    solutions, submitted = small_class
+    monkeypatch.setattr(batch, "sandbox_problem", lambda: "bubblewrap is not installed")
+    with pytest.raises(SandboxUnavailable, match="bubblewrap is not installed"):
+        grade_class(submitted, tmp_path / "out", solutions, jobs=1, progress=False)
+    assert not (tmp_path / "out").exists()
+    rows = grade_class(submitted, tmp_path / "out", solutions, jobs=1, progress=False, sandboxed=False)
+    assert [(r["student_id"], r["score"], r["status"]) for r in rows] == [
+        ("ann", "2", "graded (no sandbox)"), ("bob", "0", "graded (no sandbox)"),
+        ("cy", "2", "graded (no sandbox)"), ("dee", "0", "no notebook (no sandbox)")]

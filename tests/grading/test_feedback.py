@@ -7,26 +7,33 @@ import nbformat
 
 from autograder.grading.feedback import feedback_html, feedback_notebook
 from autograder.grading.grade_one import grade_notebook
+from autograder.grading.limits import Limits
 
 from .conftest import submission_of
 
+HIDDEN_LINE = 'check.value(f(), expected_f(), "f()"'
 
-def graded(source, tmp_path, answer):
+
+def graded(source, expected, sandbox, tmp_path, answer):
     path = tmp_path / "answer.ipynb"
     nbformat.write(submission_of(source, answer), path)
-    return grade_notebook(path, source, "ada", "ex01")
+    return grade_notebook(path, source, expected, "ada", "ex01", sandbox, Limits())
 
 
-def test_hidden_tests_and_tracebacks_are_removed(source, tmp_path):
+def test_hidden_tests_and_tracebacks_are_removed(source, expected, sandbox, tmp_path):
     """Is neither the hidden test's code nor a traceback in the page, but its message is?"""
-    page = feedback_html(graded(source, tmp_path, "def f():\n    return 2"))
-    assert "assert f() == 1" not in page
+    assert HIDDEN_LINE in source.cells[3].source, "the hidden line this test looks for"
+    page = feedback_html(graded(source, expected, sandbox, tmp_path, "def f():\n    return 2"))
+    assert HIDDEN_LINE not in page.replace("&quot;", '"')
     assert "f() should be 1" in page and "hidden tests ran here" in page
+    errors = [o for c in feedback_notebook(graded(source, expected, sandbox, tmp_path, "def f():\n    return None")).cells
+              for o in c.get("outputs", []) if o["output_type"] == "error"]
+    assert [o["traceback"] for o in errors] == [[f"CheckFailed: {errors[0]['evalue']}"]]
 
 
-def test_summary_gives_score_and_reason(source, tmp_path):
+def test_summary_gives_score_and_reason(source, expected, sandbox, tmp_path):
     """Does the first cell give the score and, per question, why it failed?"""
-    summary = feedback_notebook(graded(source, tmp_path, "def f():\n    return None")).cells[0].source
+    summary = feedback_notebook(graded(source, expected, sandbox, tmp_path, "def f():\n    return None")).cells[0].source
     assert "**0 / 2**" in summary and "f returned None" in summary and "ada" in summary
 
 

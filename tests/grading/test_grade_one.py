@@ -2,8 +2,10 @@
 import hashlib
 
 import nbformat
+import pytest
 
-from autograder.grading.grade_one import grade_notebook
+from autograder.grading.grade_one import SolutionFails, grade_notebook, solution_records
+from autograder.grading.limits import Limits
 
 from .conftest import submission_of
 
@@ -14,50 +16,89 @@ def write(tmp_path, nb):
     return path
 
 
-def test_correct_answer_gets_full_points(source, tmp_path):
+def graded(source, expected, sandbox, path, limits=Limits()):
+    return grade_notebook(path, source, expected, "s", "a", sandbox, limits)
+
+
+def test_solution_records_hold_every_check_of_the_test_cell(source, expected):
+    """Does the solution's run give the test cell's records, the hidden check's with the
+    reference computed (nothing withheld where the solution runs)?"""
+    assert list(expected) == ["q1_check"]
+    assert [(r.name, r.kind, r.received, r.expected) for r in expected["q1_check"]] == [
+        ("f() is not None", "value", True, True), ("f()", "value", 1, 1)]
+
+
+def test_a_solution_that_fails_its_own_tests_is_refused(source, sandbox):
+    """Is a source whose solution fails its test cell refused with SolutionFails?"""
+    source.cells[2].source = "def f():\n    return 2"
+    with pytest.raises(SolutionFails, match="q1_check"):
+        solution_records(source, sandbox, Limits())
+
+
+def test_correct_answer_gets_full_points(source, expected, sandbox, tmp_path):
     """Does a correct answer earn the source's 2 points?"""
-    result = grade_notebook(write(tmp_path, submission_of(source, "def f():\n    return 1")), source, "s", "a")
+    result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, "def f():\n    return 1")))
     assert (result.status, result.score, result.max_score) == ("graded", 2, 2)
+    assert result.questions[0].message == ""
 
 
-def test_wrong_answer_fails_with_the_message_only(source, tmp_path):
-    """Does a wrong answer score 0 with the hidden test's message but not its source?"""
-    result = grade_notebook(write(tmp_path, submission_of(source, "def f():\n    return 2")), source, "s", "a")
+def test_wrong_answer_fails_with_the_message_only(source, expected, sandbox, tmp_path):
+    """Does a wrong answer score 0 with the hidden check's message (judged by the grader, values
+    hidden as the hidden test asks) but not its source?"""
+    result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, "def f():\n    return 2")))
     assert result.score == 0
-    assert result.questions[0].message == "AssertionError: f() should be 1"
+    assert result.questions[0].message == "checked outside your notebook: f() is wrong. f() should be 1"
 
 
-def test_warnings_on_stderr_do_not_cost_points(source, tmp_path):
+def test_visible_check_fails_in_the_learners_process(source, expected, sandbox, tmp_path):
+    """Does a check whose reference is not withheld fail in the cell itself, with its message?"""
+    result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, "def f():\n    return None")))
+    assert result.score == 0
+    assert result.questions[0].message.startswith("CheckFailed: f() is not None is wrong")
+    assert "f returned None" in result.questions[0].message
+
+
+def test_hidden_check_is_deferred_to_the_grader(source, expected, sandbox, tmp_path):
+    """In the graded notebook, does the test cell show the visible check's OK and say the hidden
+    check (whose reference is withheld from the learner's process) is checked when graded?"""
+    result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, "def f():\n    return 1")))
+    (output,) = result.notebook.cells[3].outputs
+    assert output["text"] == "OK f() is not None\nf(): checked when graded\n"
+
+
+def test_warnings_on_stderr_do_not_cost_points(source, expected, sandbox, tmp_path):
     """Is a correct answer that prints warnings on stderr still given full points?"""
     answer = "import sys, warnings\ndef f():\n    warnings.warn('noise')\n    print('x', file=sys.stderr)\n    return 1"
-    result = grade_notebook(write(tmp_path, submission_of(source, answer)), source, "s", "a")
+    result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, answer)))
     assert result.score == 2
 
 
-def test_timeout_is_reported_and_scores_zero(source, tmp_path):
+def test_timeout_is_reported_and_scores_zero(source, expected, sandbox, tmp_path):
     """Does an endless loop in the tested function end with a timeout status and 0 points?"""
     answer = "def f():\n    while True:\n        pass"
-    result = grade_notebook(write(tmp_path, submission_of(source, answer)), source, "s", "a", cell_timeout=3)
+    result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, answer)),
+                    Limits(cell_timeout=3))
     assert result.status == "timeout in q1_check" and result.score == 0
 
 
 def test_unreadable_file_gets_a_status(source, tmp_path):
-    """Is truncated JSON reported as unreadable, with 0 of 2 points?"""
+    """Is truncated JSON reported as unreadable, with 0 of 2 points (nothing run)?"""
     path = tmp_path / "answer.ipynb"
     path.write_text('{"cells": [', encoding="utf-8")
-    result = grade_notebook(path, source, "s", "a")
+    result = grade_notebook(path, source, {}, "s", "a", None, Limits())
     assert result.status.startswith("unreadable") and (result.score, result.max_score) == (0, 2)
 
 
 def test_missing_notebook_gets_a_status(source):
     """Is an empty folder (no notebook) reported as such?"""
-    assert grade_notebook(None, source, "s", "a").status == "no notebook"
+    assert grade_notebook(None, source, {}, "s", "a", None, Limits()).status == "no notebook"
 
 
-def test_submission_file_is_never_modified(source, tmp_path):
+def test_submission_file_is_never_modified(source, expected, sandbox, tmp_path):
     """Is the submitted file byte-for-byte unchanged after grading?"""
     path = write(tmp_path, submission_of(source, "def f():\n    open('x.txt', 'w').write('hi')\n    return 1"))
     before = hashlib.sha256(path.read_bytes()).hexdigest()
-    grade_notebook(path, source, "s", "a")
+    result = graded(source, expected, sandbox, path)
+    assert result.score == 2
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["answer.ipynb"], "files go to a temp folder"

@@ -8,11 +8,14 @@ import nbformat
 import pytest
 
 from autograder.grading.assemble import HIDDEN_TESTS, is_answer, is_test
-from autograder.grading.batch import COURSE_ROOT, load_sources
+from autograder.grading.batch import load_sources
 from autograder.grading.demo import build_demo_class
 from autograder.grading.feedback import feedback_html
-from autograder.grading.grade_one import grade_notebook
+from autograder.grading.grade_one import grade_notebook, solution_records
+from autograder.grading.limits import Limits
 from autograder.grading.mistakes import MISTAKES
+from autograder.grading.sandbox import Sandbox
+from autograder.lessons import COURSE_ROOT
 
 ASSIGNMENT = "ex01_graph"
 SOURCE = load_sources(COURSE_ROOT / "solutions")[ASSIGNMENT][1]
@@ -36,14 +39,27 @@ def demo(tmp_path_factory):
     return Demo(folder)
 
 
-def grade(tmp_path, notebook, **limits):
+@pytest.fixture(scope="module")
+def expected(sandbox):
+    """The records of the solution's run of ex01, made once for the module."""
+    return solution_records(SOURCE, sandbox, Limits())
+
+
+def grade_file(folder, notebook, expected, sandbox, limits):
     """Grade `notebook` (a NotebookNode, or raw bytes) and check the file is left unchanged."""
-    path = tmp_path / f"{ASSIGNMENT}.ipynb"
+    path = folder / f"{ASSIGNMENT}.ipynb"
     path.write_bytes(notebook if isinstance(notebook, bytes) else nbformat.writes(notebook).encode())
     before = hashlib.sha256(path.read_bytes()).hexdigest()
-    result = grade_notebook(path, SOURCE, "student", ASSIGNMENT, **limits)
+    result = grade_notebook(path, SOURCE, expected, "student", ASSIGNMENT, sandbox, limits)
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before, "the submission was modified"
     return result
+
+
+@pytest.fixture
+def grade(sandbox, expected, tmp_path):
+    """``grade(notebook, limits=Limits(), box=the module's sandbox)``: :func:`grade_file` in
+    ``tmp_path`` against the solution's records."""
+    return lambda notebook, limits=Limits(), box=sandbox: grade_file(tmp_path, notebook, expected, box, limits)
 
 
 def cells(nb, kind):
@@ -111,12 +127,12 @@ def scratch_cells_that_raise(nb):
 @pytest.mark.parametrize("edit", [delete_test_cell, turn_test_cell_into_markdown, move_test_above_answer,
                                   duplicate_answer, split_answer, rename_grade_id, strip_metadata,
                                   raise_points, nbformat_44_without_ids, scratch_cells_that_raise])
-def test_structure_edits_keep_the_marks_the_answers_earn(demo, tmp_path, edit):
+def test_structure_edits_keep_the_marks_the_answers_earn(demo, grade, edit):
     """Is a correct notebook whose structure the learner edited still given full marks, and
     never more (points come from the source)?"""
     nb = demo["correct"]
     edit(nb)
-    result = grade(tmp_path, nb)
+    result = grade(nb)
     assert (result.status, result.score, result.max_score) == ("graded", FULL, FULL), \
         [q.message for q in result.questions]
 
@@ -128,7 +144,7 @@ def test_structure_edits_keep_the_marks_the_answers_earn(demo, tmp_path, edit):
 def test_broken_files_get_an_unreadable_status(tmp_path, content):
     """Are truncated JSON, invalid UTF-8, an empty file and a non-notebook reported as
     unreadable, with 0 of the full points?"""
-    result = grade(tmp_path, content)
+    result = grade_file(tmp_path, content, {}, None, Limits())  # nothing runs: no sandbox needed
     assert result.status.startswith("unreadable") and (result.score, result.max_score) == (0, FULL)
     assert "unreadable" in feedback_html(result)
 
@@ -140,40 +156,42 @@ def test_broken_files_get_an_unreadable_status(tmp_path, content):
     ("import os\n    os._exit(3)", "crashed (exit code 3) in q2_check"),
     ("import ctypes\n    ctypes.string_at(0)", "crashed (signal 11) in q2_check"),
 ])
-def test_runaway_answer_costs_only_its_question(demo, tmp_path, body, status):
+def test_runaway_answer_costs_only_its_question(demo, grade, body, status):
     """Does an answer that loops forever or kills its process lose its own question only, with a
     status naming where it stopped?"""
     nb = demo["correct"]
     answer(nb, 1).source = f"def grad_wb(w, b, x, y):\n    {body}\n"
-    result = grade(tmp_path, nb, cell_timeout=3)
+    result = grade(nb, Limits(cell_timeout=3))
     assert result.status == status
     assert [q.score > 0 for q in result.questions] == [True, False, True]
     assert result.questions[1].message == f"stopped: {status.split(' in ')[0]}"
 
 
-def test_whole_notebook_time_limit(demo, tmp_path):
+def test_whole_notebook_time_limit(demo, grade):
     """Does a notebook that is slow in every cell stop at the notebook's time limit?"""
     nb = demo["correct"]
     for i in cells(nb, is_answer):
         nb.cells[i].source += "\nimport time\ntime.sleep(2)\n"
-    result = grade(tmp_path, nb, cell_timeout=10, total_timeout=3)
+    result = grade(nb, Limits(cell_timeout=10, total_timeout=3))
     assert "notebook time limit" in result.status and result.score < FULL
 
 
-def test_memory_hog_fails_its_cell_only(demo, tmp_path):
+def test_memory_hog_fails_its_cell_only(demo, grade):
     """Does allocating far more than the memory limit fail with a memory error, not kill the
     grader, and leave the other answers' marks?"""
     nb = demo["correct"]
     answer(nb, 0).source += "\nhog = torch.empty(2 ** 34)\n"  # 64 GiB of float32
-    result = grade(tmp_path, nb, memory_limit=2 ** 30)
+    limits = Limits(memory=2 ** 30)
+    with Sandbox(limits) as small:
+        result = grade(nb, limits, small)
     assert result.status == "graded" and result.score == FULL
 
 
-def test_huge_output_is_cut(demo, tmp_path):
+def test_huge_output_is_cut(demo, grade):
     """Is an answer that prints 20 MB graded normally, with its output cut?"""
     nb = demo["correct"]
     answer(nb, 0).source += "\nprint('x' * 20_000_000)\n"
-    result = grade(tmp_path, nb)
+    result = grade(nb)
     assert result.score == FULL
     assert max(len(o.get("text", "")) for c in result.notebook.cells for o in c.get("outputs", [])) < 200_000
 
@@ -201,48 +219,56 @@ GAMES = {
                 "    return ExecutionResult(ExecutionInfo(raw_cell, False, False, False, None))\n"
                 "InteractiveShell.run_cell = _skip\nget_ipython().run_cell = lambda *a, **k: _skip(None, *a)\n",
     "transformer": "get_ipython().input_transformers_cleanup.append(lambda lines: ['pass\\n'])\n",
-    "exporter": "import autograder.check as _c\n_c._EXPORT = None\n",
+    "reporter": "import autograder.check as _c\n_c.report_to(None)\n",
+    # a hook that claims every check received what it expected; in the learner's process the
+    # expected values are WITHHELD, so what it claims is the placeholder, never a reference
+    "forged records": "import autograder.check as _c\n_hook = _c._hook\n"
+                      "def _forge(record):\n"
+                      "    record.received = record.expected\n"
+                      "    _hook(record)\n"
+                      "_c.report_to(_forge)\n",
 }
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
-def test_gaming_never_scores_above_the_answers(demo, tmp_path, game):
-    """Does a blank or wrong submission that replaces comparisons, autograder, imports or
-    IPython's cell execution score no more than the same answers without the trick?"""
+def test_gaming_never_scores_above_the_answers(demo, grade, game):
+    """Does a blank or wrong submission that replaces comparisons, autograder, imports, IPython's
+    cell execution or the checks' reporting (dropping or forging records) score no more than the
+    same answers without the trick?"""
     for student in ("blank", "ex01-q2-sign"):
-        honest = grade(tmp_path, demo[student]).score
+        honest = grade(demo[student]).score
         nb = demo[student]
         answer(nb, 0).source = GAMES[game] + "\n" + answer(nb, 0).source
-        assert grade(tmp_path, nb).score <= honest, (game, student)
+        assert grade(nb).score <= honest, (game, student)
 
 
-def test_files_written_next_to_the_notebook_stay_in_a_scratch_folder(demo, tmp_path):
+def test_files_written_next_to_the_notebook_stay_in_a_scratch_folder(demo, grade, tmp_path):
     """Does an answer that writes and overwrites files next to the notebook change nothing
     under the submission's folder?"""
     nb = demo["correct"]
     answer(nb, 0).source += ("\nimport os\nfor name in os.listdir('.'):\n    open(name, 'w').write('')\n"
                              f"open('{ASSIGNMENT}.ipynb', 'w').write('gone')\n")
-    result = grade(tmp_path, nb)
+    result = grade(nb)
     assert result.score == FULL
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"{ASSIGNMENT}.ipynb"]
 
 
 # --- noise and privacy --------------------------------------------------------------------------
 
-def test_warnings_and_stderr_never_zero_a_correct_answer(demo, tmp_path):
+def test_warnings_and_stderr_never_zero_a_correct_answer(demo, grade):
     """Is a correct notebook that warns and prints on stderr in every answer given full marks?"""
     nb = demo["correct"]
     for i in cells(nb, is_answer):
         nb.cells[i].source += ("\nimport sys, warnings\nwarnings.warn('noise', UserWarning)\n"
                                "print('noise', file=sys.stderr)\n")
-    assert grade(tmp_path, nb).score == FULL
+    assert grade(nb).score == FULL
 
 
 @pytest.mark.parametrize("student", sorted(MISTAKES[ASSIGNMENT]))
-def test_feedback_never_shows_hidden_tests(demo, tmp_path, student):
+def test_feedback_never_shows_hidden_tests(demo, grade, student):
     """Does no line of any hidden test appear in the feedback of a failing submission, while
     the page still names the failed question and why?"""
-    result = grade(tmp_path, demo[student])
+    result = grade(demo[student])
     page = html.unescape(feedback_html(result))
     hidden = [line.strip() for c in SOURCE.cells if is_test(c)
               for region in HIDDEN_TESTS.findall(c.source) for line in region.splitlines()

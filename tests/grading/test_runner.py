@@ -1,14 +1,21 @@
-"""Does the forked runner run cells in order, report what each did, and survive what they do?"""
-from autograder.grading.runner import MAX_OUTPUT, run_cells, warm_up
+"""Does the runner run cells in order in a fresh submission process of the sandbox, report what
+each did, and survive what they do?"""
+import pytest
+import torch
 
-warm_up()
+from autograder.check import Checked
+from autograder.grading import status
+from autograder.grading.forkserver import MAX_OUTPUT
+from autograder.grading.limits import Limits
+from autograder.grading.runner import run_cells
+from autograder.grading.sandbox import Sandbox
 
 
-def test_cells_share_a_namespace_and_report_outputs(tmp_path):
+def test_cells_share_a_namespace_and_report_outputs(sandbox):
     """Do cells see each other's names, with stdout, stderr, results and errors reported per cell?"""
     run = run_cells(["x = 2\nprint('hi')", "import sys; print('w', file=sys.stderr)", "x * 3", "1 / 0"],
-                    str(tmp_path))
-    assert run.status == "ok" and all(c.finished for c in run.cells)
+                    sandbox, Limits())
+    assert run.status == "ok" and run.cell is None and all(c.finished for c in run.cells)
     assert run.cells[0].outputs == [{"output_type": "stream", "name": "stdout", "text": "hi\n"}]
     assert run.cells[1].outputs[0]["name"] == "stderr"
     assert "6" in run.cells[2].outputs[0]["text"]
@@ -16,45 +23,65 @@ def test_cells_share_a_namespace_and_report_outputs(tmp_path):
     assert run.cells[3].outputs[-1]["traceback"] == [], "tracebacks could quote hidden tests"
 
 
-def test_checks_report_the_values_they_compared(tmp_path):
-    """Does a check called in a cell report its received value as plain JSON?"""
+def test_each_run_starts_from_a_fresh_process(sandbox):
+    """Does a second run in the same sandbox see nothing the first one defined?"""
+    run_cells(["leftover = 1"], sandbox, Limits())
+    run = run_cells(["leftover"], sandbox, Limits())
+    assert run.cells[0].error == ("NameError", "name 'leftover' is not defined")
+
+
+def test_checks_report_the_values_they_compared(sandbox):
+    """Does a check called in a cell come back as a Checked record (name, kind, received,
+    expected, options), carried as plain JSON?"""
     run = run_cells(["import torch\nfrom autograder import check",
-                     "check.tensor(torch.tensor([2.0]), torch.tensor([2.0]), 'x.grad')"], str(tmp_path))
-    (name, value, tolerance), = run.cells[1].exports
-    assert name == "x.grad" and value["__tensor__"]["data"] == [2.0] and tolerance == {}
+                     "check.tensor(torch.tensor([2.0]), torch.tensor([2.0]), 'x.grad')"], sandbox, Limits())
+    assert run.status == "ok" and run.cells[0].records == []
+    (record,) = run.cells[1].records
+    assert isinstance(record, Checked) and (record.name, record.kind) == ("x.grad", "tensor")
+    assert torch.equal(record.received, torch.tensor([2.0])) and torch.equal(record.expected, torch.tensor([2.0]))
+    assert record.options == {"show_values": True}
+    assert run.cells[1].outputs[0]["text"].startswith("OK x.grad")
 
 
-def test_crashes_and_timeouts_name_the_cell(tmp_path):
-    """Are an os._exit, a segfault and an endless loop reported with the cell they happened in?"""
-    for source, status in [("import os; os._exit(3)", "crashed (exit code 3)"),
-                           ("import ctypes; ctypes.string_at(0)", "crashed (signal 11)"),
-                           ("while True: pass", "timeout")]:
-        run = run_cells(["x = 1", source, "y = 2"], str(tmp_path), cell_timeout=2)
-        assert (run.status, run.cell) == (status, 1)
-        assert [c.finished for c in run.cells] == [True, False, False]
+@pytest.mark.parametrize("source,expected", [("import os; os._exit(3)", "crashed (exit code 3)"),
+                                             ("import ctypes; ctypes.string_at(0)", "crashed (signal 11)"),
+                                             ("while True: pass", status.TIMEOUT)])
+def test_crashes_and_timeouts_name_the_cell(sandbox, source, expected):
+    """Are an os._exit, a segfault and an endless loop reported with the cell they happened in,
+    and does the sandbox still grade the next notebook?"""
+    run = run_cells(["x = 1", source, "y = 2"], sandbox, Limits(cell_timeout=2))
+    assert (run.status, run.cell) == (expected, 1)
+    assert [c.finished for c in run.cells] == [True, False, False]
+    assert run_cells(["x = 1"], sandbox, Limits()).status == "ok"
 
 
-def test_notebook_time_limit(tmp_path):
-    """Does the whole-notebook limit stop cells that are each within the per-cell limit?"""
-    run = run_cells(["import time; time.sleep(0.8)"] * 5, str(tmp_path), cell_timeout=5, total_timeout=2)
-    assert run.status == "notebook time limit" and run.cell == 2
+@pytest.mark.parametrize("limits,total_timeout", [(Limits(cell_timeout=5, total_timeout=2), None),
+                                                  (Limits(cell_timeout=5, total_timeout=300), 2)])
+def test_notebook_time_limit(sandbox, limits, total_timeout):
+    """Does the whole-notebook limit (from the limits, or the run's own ``total_timeout``) stop
+    cells that are each within the per-cell limit?"""
+    run = run_cells(["import time; time.sleep(0.8)"] * 5, sandbox, limits, total_timeout=total_timeout)
+    assert run.status == status.NOTEBOOK_TIME_LIMIT and run.cell == 2
 
 
-def test_memory_limit_turns_a_hog_into_an_error(tmp_path):
+def test_memory_limit_turns_a_hog_into_an_error(sandbox_available):
     """Does allocating past the memory limit raise in the cell instead of exhausting the machine?"""
-    run = run_cells(["import torch\nx = torch.empty(2 ** 33)", "ok = True"], str(tmp_path), memory_limit=2 ** 30)
+    limits = Limits(memory=2 ** 30)
+    with Sandbox(limits) as small:
+        run = run_cells(["import torch\nx = torch.empty(2 ** 33)", "ok = True"], small, limits)
     assert run.status == "ok" and "can't allocate memory" in run.cells[0].error[1]
+    assert run.cells[1].finished and run.cells[1].error is None
 
 
-def test_huge_output_is_cut(tmp_path):
+def test_huge_output_is_cut(sandbox):
     """Is a cell's output cut at MAX_OUTPUT characters?"""
-    run = run_cells(["print('x' * 10_000_000)"], str(tmp_path))
+    run = run_cells(["print('x' * 10_000_000)"], sandbox, Limits())
     assert len(run.cells[0].outputs[0]["text"]) < MAX_OUTPUT + 100
 
 
-def test_later_cells_are_not_visible_to_earlier_ones(tmp_path):
+def test_later_cells_are_not_visible_to_earlier_ones(sandbox):
     """Is a later cell's text (a hidden test) out of reach of code running before it?"""
     probe = ("import gc\nfound = any(isinstance(o, str) and 'SECRET-42' in o and 'probe' not in o\n"
              "            for o in gc.get_objects())\nprint(found)")
-    run = run_cells([probe, "secret = 'SECRET-42'"], str(tmp_path))
+    run = run_cells([probe, "secret = 'SECRET-42'"], sandbox, Limits())
     assert run.cells[0].outputs[0]["text"] == "False\n"

@@ -106,7 +106,7 @@ class Phases:
               (Sandbox, "open_channel", "fork + channel"), (Sandbox, "reap", "reap (kill, clean /tmp)"),
               (grade_one, "run_cells", "cells"), (grade_one, "verdict", "re-check (verdict)"),
               (batch, "grade_notebook", "rest of grade_notebook (read, assemble, withhold)"),
-              (batch, "feedback_html", "feedback page"), (batch, "solution_records", SOLUTION_RUNS)]
+              (batch, "render_feedback", "feedback page"), (batch, "solution_records", SOLUTION_RUNS)]
 
     OWN = ("sandbox start", "sandbox close")  # kept apart even when a solution's run starts the sandbox
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import csv
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from multiprocessing import get_context
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,6 +65,18 @@ def find_submissions(submitted: Path, sources: dict) -> list[Submission]:
             path = expected if expected.is_file() else (notebooks[0] if len(notebooks) == 1 else None)
             found.append(Submission(student.name, assignment.name, path))
     return found
+
+
+def write_feedback(result: Result, page: Path) -> None:
+    """Write ``result``'s feedback page to ``page`` (run in a page-rendering process)."""
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(feedback_html(result), encoding="utf-8")
+
+
+def render_feedback(pages: ProcessPoolExecutor, result: Result, page: Path) -> None:
+    """Write the feedback page in one of the ``pages`` processes and wait for it: nbconvert is pure
+    Python and holds the GIL, so rendering in the grading threads would serialize them."""
+    pages.submit(write_feedback, result, page).result()
 
 
 def _row(result: Result) -> dict:
@@ -135,16 +148,17 @@ def grade_class(submitted: Path, out: Path, solutions: Path, jobs: int | None = 
         if not sandboxed:
             result.status = status.unsandboxed(result.status)
         page = out / "feedback" / submission.student_id / f"{submission.assignment_id}.html"
-        page.parent.mkdir(parents=True, exist_ok=True)
-        page.write_text(feedback_html(result), encoding="utf-8")
+        render_feedback(pages, result, page)
         return _row(result)
 
     rows = [dict(student_id=s.student_id, assignment_id=s.assignment_id, score="0", max_score="0",
                  status=status.UNKNOWN_ASSIGNMENT, failed="")
             for s in submissions if s.assignment_id not in sources]
     todo = [s for s in submissions if s.assignment_id in sources]
+    workers = jobs or os.cpu_count() or 1
+    pages = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
     try:
-        with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
             # the solutions first (their records are the references), in the threads' own sandboxes
             for future in [pool.submit(reference, a) for a in sorted({s.assignment_id for s in todo})]:
                 future.result()
@@ -154,6 +168,7 @@ def grade_class(submitted: Path, out: Path, solutions: Path, jobs: int | None = 
                 rows.append(future.result())
     finally:
         sandboxes.close()
+        pages.shutdown(cancel_futures=True)
     rows.sort(key=lambda r: (r["student_id"], r["assignment_id"]))
     partial = out / "grades.csv.partial"
     with open(partial, "w", newline="", encoding="utf-8") as f:

@@ -38,6 +38,7 @@ import nbformat
 import pytest
 
 from autograder.grading.mistakes.ex01_graph import MISTAKES
+from tests.files import clone_files, fresh_jupyter_env
 
 try:
     from playwright.sync_api import sync_playwright
@@ -202,14 +203,7 @@ def lab(tmp_path_factory):
         file = tmp / "settings" / f"{plugin}.jupyterlab-settings"
         file.parent.mkdir(parents=True, exist_ok=True)
         file.write_text(json.dumps(values))
-    env = {
-        **os.environ,
-        "JUPYTER_CONFIG_DIR": str(tmp / "config"),
-        "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
-        "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
-        "IPYTHONDIR": str(tmp / "ipython"),
-    }
+    env = fresh_jupyter_env(os.environ, tmp)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     port, token = _free_port(), secrets.token_hex(16)
     command = [
@@ -568,17 +562,7 @@ def course_copy(destination: Path) -> Path:
         if os.environ.get("COURSE_REQUIRE_BROWSER"):
             pytest.fail(reason)
         pytest.skip(reason)
-    listed = (
-        subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=REPO,
-            capture_output=True,
-            check=True,
-        )
-        .stdout.decode()
-        .split("\0")
-    )
-    for name in filter(None, listed):
+    for name in clone_files(REPO):
         source = REPO / name
         if name == ".venv" or name.startswith(".venv/") or not source.is_file():
             continue  # the link itself; deleted files still in the index
@@ -602,16 +586,7 @@ def course_lab(tmp_path_factory):
     settings, as on a learner's first day. Yields the URL the command printed."""
     tmp = tmp_path_factory.mktemp("course-lab")
     root = course_copy(tmp / "course")
-    env = {
-        **os.environ,
-        "JUPYTER_CONFIG_DIR": str(tmp / "config"),
-        "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
-        "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
-        "IPYTHONDIR": str(tmp / "ipython"),
-        "PYTHONPATH": str(root),
-    }
-    env.pop("JUPYTER_CONFIG_PATH", None)
+    env = {**fresh_jupyter_env(os.environ, tmp), "PYTHONPATH": str(root)}
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     log_path = ARTIFACTS / "course-lab.log"

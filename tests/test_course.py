@@ -20,6 +20,7 @@ from autograder.grading.demo import build_demo_class
 from autograder.grading.grade_one import reference
 from autograder.grading.mistakes import MISTAKES
 from autograder.grading.release import stale
+from tests.files import clone_files
 
 MISTAKE_CASES = [(student, assignment) for assignment, students in MISTAKES.items() for student in students]
 
@@ -82,17 +83,7 @@ def readme_instructor_block() -> str:
 def clean_clone(dest: Path) -> Path:
     """What a fresh clone holds (tracked files, plus new files not ignored), with .venv linked to
     the environment running the tests."""
-    files = (
-        subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=COURSE_ROOT,
-            check=True,
-            capture_output=True,
-        )
-        .stdout.decode()
-        .split("\0")
-    )
-    for rel in filter(None, files):
+    for rel in clone_files(COURSE_ROOT):
         if (COURSE_ROOT / rel).is_file() and not (COURSE_ROOT / rel).is_symlink():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(COURSE_ROOT / rel, dest / rel)

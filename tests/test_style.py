@@ -19,7 +19,9 @@ def ruff(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize(
-    "args", [("check", "--no-fix", "--output-format", "concise"), ("format", "--check")], ids=["lint", "format"]
+    "args",
+    [("check", "--no-fix", "--output-format", "concise"), ("format", "--check", "--output-format", "concise")],
+    ids=["lint", "format"],
 )
 def test_ruff_finds_nothing_in_the_repository(args):
     """Does ruff report no violation anywhere in the repository?"""

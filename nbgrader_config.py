@@ -5,6 +5,7 @@ submitted/, autograded/, feedback/ and gradebook.db sit beside this file (all gi
 nbgrader commands from this folder, with the virtual environment's bin/ on PATH (nbgrader runs
 `alembic`).
 """
+
 import os
 import sys
 

@@ -1,20 +1,25 @@
 """Instruments of the course on the PyTorch autograd graph.
 
-graph    walk a tensor's graph into plain records        (trace)
-memory   bytes saved for backward, CUDA allocator deltas (SavedTensorMeter, measure_saved, cuda_memory)
-draw     Graphviz drawing with a text fallback           (autograder.draw.draw)
-explore  ipywidgets explorers used in the lessons (chapters 1-2; explore_backward 3-4,
-         explore_inplace 5, explore_grad_modes 6, explore_memory 7-8)
-compare  compare with a reference and diagnose           (diagnose)
-check    learner-facing checks used in exercises
-explain  name the autograd mistake behind an error or warning (explain; %load_ext autograder)
-grading  batch grading of a class                        (python -m autograder grade)
+graph               walk a tensor's graph into plain records        (trace)
+memory              bytes saved for backward, CUDA allocator deltas (SavedTensorMeter, measure_saved, cuda_memory)
+live_memory         bytes alive during forward and backward, recomputation included (peak_live_bytes)
+checkpoint_measure  time and memory of checkpointed models, for lesson 08 and the GPU check
+figures             read and plot the checkpointing measurements (assets/*.csv)
+draw                Graphviz drawing with a text fallback           (autograder.draw.draw)
+explore             ipywidgets explorers of the lessons, one module per chapter (explore.graph,
+                    explore.backward, explore.inplace, explore.grad_modes, explore.memory)
+compare             compare with a reference and diagnose           (diagnose)
+check               learner-facing checks used in exercises
+explain             name the autograd mistake behind an error or warning (explain; %load_ext autograder)
+lessons             where the course's files are and how to link to a lesson's heading
+grading             batch grading of a class                        (python -m autograder grade)
 
 Submodules are imported on first use (``explain`` at once), so the grading command starts without
 importing torch.
 ``%load_ext autograder`` in IPython/Jupyter shows ``explain``'s explanation under autograd errors
 and warnings; ``%unload_ext autograder`` turns it off (see ``explain_ext``).
 """
+
 import importlib
 
 # Imported now, not on first use: the function must shadow its module's name for good (importing a
@@ -22,20 +27,27 @@ import importlib
 # its table is reached with ``from autograder.explain import KINDS``.
 from .explain import explain
 
-__all__ = ["check", "compare", "graph", "memory", "diagnose", "trace", "SavedTensorMeter",
-           "cuda_memory", "measure_saved", "explain", "load_ipython_extension",
-           "unload_ipython_extension"]
+__all__ = ["check", "compare", "graph", "memory", "explain", "load_ipython_extension", "unload_ipython_extension"]
 
-_SHORTCUTS = {"diagnose": "compare", "trace": "graph", "SavedTensorMeter": "memory",
-              "cuda_memory": "memory", "measure_saved": "memory"}
+# Submodules reached as attributes (``autograder.memory``) import on first use.
+_MODULES = (
+    "check",
+    "compare",
+    "graph",
+    "memory",
+    "live_memory",
+    "checkpoint_measure",
+    "figures",
+    "draw",
+    "explore",
+    "grading",
+    "lessons",
+    "explain_ext",
+)
 
 
 def __getattr__(name: str):
-    if name in _SHORTCUTS:
-        return getattr(importlib.import_module(f".{_SHORTCUTS[name]}", __name__), name)
-    if name in ("check", "compare", "graph", "memory", "draw", "explore", "explore_backward",
-                "explore_inplace", "explore_grad_modes", "explore_memory", "grading", "lessons",
-                "explain_ext"):
+    if name in _MODULES:
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'autograder' has no attribute {name!r}")
 

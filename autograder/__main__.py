@@ -1,5 +1,6 @@
 """Command line: ``python -m autograder grade [SUBMITTED] --out OUT``, ``python -m autograder release``
 and ``python -m autograder explain [FILE]`` (an error text or pasted traceback; stdin without FILE)."""
+
 from __future__ import annotations
 
 import argparse
@@ -7,14 +8,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .lessons import COURSE_ROOT   # not from .grading: explain should not wait for nbformat
+from .lessons import COURSE_ROOT  # not from .grading: explain should not wait for nbformat
 
 
 def _table(rows: list[dict]) -> str:
     cols = ["student_id", "assignment_id", "score", "max_score", "status", "failed"]
     widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
     lines = ["  ".join(f"{c:<{widths[c]}}" for c in cols)]
-    lines += ["  ".join(f"{str(r[c]):<{widths[c]}}" for c in cols) for r in rows]
+    lines += ["  ".join(f"{r[c]!s:<{widths[c]}}" for c in cols) for r in rows]
     return "\n".join(line.rstrip() for line in lines)
 
 
@@ -27,16 +28,21 @@ def _grade(args) -> int:
         submitted = Path(args.submitted) if args.submitted else Path(tmp)
         if not args.submitted:
             from .grading.demo import build_demo_class
+
             build_demo_class(submitted)
             print(f"No SUBMITTED folder given: grading the demo class ({len(list(submitted.iterdir()))} students).")
-        limits = Limits(cell_timeout=args.cell_timeout, total_timeout=args.total_timeout,
-                        memory=int(args.memory_limit * 1024 ** 3))
+        limits = Limits(
+            cell_timeout=args.cell_timeout, total_timeout=args.total_timeout, memory=int(args.memory_limit * 1024**3)
+        )
         if args.no_sandbox:
-            print("WARNING: --no-sandbox: submissions run with your rights, network and files. "
-                  "Use it only for notebooks you trust; every status in grades.csv says (no sandbox).")
+            print(
+                "WARNING: --no-sandbox: submissions run with your rights, network and files. "
+                "Use it only for notebooks you trust; every status in grades.csv says (no sandbox)."
+            )
         try:
-            rows = grade_class(submitted, out, Path(args.solutions), jobs=args.jobs, limits=limits,
-                               sandboxed=not args.no_sandbox)
+            rows = grade_class(
+                submitted, out, Path(args.solutions), jobs=args.jobs, limits=limits, sandboxed=not args.no_sandbox
+            )
         except FileNotFoundError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
@@ -82,22 +88,27 @@ def main(argv: list[str] | None = None) -> int:
     grade = commands.add_parser("grade", help="grade a class (with no folder: the demo class)")
     grade.add_argument("submitted", nargs="?", help="SUBMITTED/<student_id>/<assignment_id>/<notebook>.ipynb")
     grade.add_argument("--out", default="grading-output", help="where grades.csv and feedback/ go")
-    grade.add_argument("--solutions", default=str(COURSE_ROOT / "solutions"),
-                       help="the nbgrader source folder (default: the course's solutions/)")
+    grade.add_argument(
+        "--solutions",
+        default=str(COURSE_ROOT / "solutions"),
+        help="the nbgrader source folder (default: the course's solutions/)",
+    )
     grade.add_argument("--jobs", type=int, default=None, help="parallel sandboxes (default: CPU cores)")
     grade.add_argument("--cell-timeout", type=float, default=60, help="seconds per cell (default 60)")
-    grade.add_argument("--total-timeout", type=float, default=300,
-                       help="seconds per notebook (default 300)")
-    grade.add_argument("--memory-limit", type=float, default=2,
-                       help="GiB of memory a submission may add (default 2)")
-    grade.add_argument("--no-sandbox", action="store_true",
-                       help="run submissions without the bubblewrap sandbox (only for notebooks you trust)")
+    grade.add_argument("--total-timeout", type=float, default=300, help="seconds per notebook (default 300)")
+    grade.add_argument("--memory-limit", type=float, default=2, help="GiB of memory a submission may add (default 2)")
+    grade.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run submissions without the bubblewrap sandbox (only for notebooks you trust)",
+    )
     grade.set_defaults(run=_grade)
     release = commands.add_parser("release", help="generate exercises/ from solutions/ with nbgrader")
     release.add_argument("--check", action="store_true", help="only report stale release notebooks")
     release.set_defaults(run=_release)
-    explain = commands.add_parser("explain", help="explain an autograd error or warning "
-                                  "(a pasted traceback) read from FILE or stdin")
+    explain = commands.add_parser(
+        "explain", help="explain an autograd error or warning (a pasted traceback) read from FILE or stdin"
+    )
     explain.add_argument("file", nargs="?", help="a file holding the error text (default: stdin)")
     explain.set_defaults(run=_explain)
     args = parser.parse_args(argv)

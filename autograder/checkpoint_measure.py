@@ -3,7 +3,7 @@
 One function, :func:`measure_model`, runs one forward and backward of ``model(x).float().mean()``
 without checkpointing and with ``checkpoint_sequential(model, s, x, use_reentrant=False)`` for
 each segment count ``s``, and returns one row per count with the columns of :data:`COLUMNS`
-(``tests/gpu_check.py`` writes them to ``assets/checkpointing_gpu.csv``; lesson 08 measures with
+(``tests/scripts/gpu_check.py`` writes them to ``assets/checkpointing_gpu.csv``; lesson 08 measures with
 it on a GPU and reads the CSV with :mod:`autograder.figures`).
 
 NOTE [ What the peak is, and why the warm-up ]
@@ -22,11 +22,12 @@ NOTE [ What the peak is, and why the warm-up ]
 All byte figures are ``int``; seconds are ``float``; a figure that does not exist on the device
 (the allocator's, on the CPU) is ``None``.
 """
+
 from __future__ import annotations
 
 import statistics
 import time
-from typing import Iterable
+from collections.abc import Iterable
 
 import torch
 from torch import nn
@@ -37,22 +38,22 @@ from .memory import SavedTensorMeter
 __all__ = ["COLUMNS", "environment", "measure_model"]
 
 COLUMNS = [
-    "device",                    # "cuda" or "cpu"
-    "device_name",               # torch.cuda.get_device_name(), or "cpu"
-    "torch_version",             # torch.__version__
-    "cuda_version",              # torch.version.cuda ("" for a CPU build)
-    "model",                     # a label, e.g. "16 x Linear(4096)-Tanh, batch 4096"
-    "blocks",                    # len(model): the n of the √n rule
-    "input_bytes",               # bytes of the input x (one activation for the width-keeping stacks)
-    "segments",                  # 0 = no checkpointing; 1 = checkpoint_sequential in one segment (nothing recomputed)
-    "checkpointed",              # True when some segment is recomputed (segments >= 2)
-    "peak_allocated_bytes",      # max_memory_allocated during the pass minus memory_allocated before (CUDA; empty on CPU)
+    "device",  # "cuda" or "cpu"
+    "device_name",  # torch.cuda.get_device_name(), or "cpu"
+    "torch_version",  # torch.__version__
+    "cuda_version",  # torch.version.cuda ("" for a CPU build)
+    "model",  # a label, e.g. "16 x Linear(4096)-Tanh, batch 4096"
+    "blocks",  # len(model): the n of the √n rule
+    "input_bytes",  # bytes of the input x (one activation for the width-keeping stacks)
+    "segments",  # 0 = no checkpointing; 1 = checkpoint_sequential in one segment (nothing recomputed)
+    "checkpointed",  # True when some segment is recomputed (segments >= 2)
+    "peak_allocated_bytes",  # max_memory_allocated during the pass minus memory_allocated before (CUDA; empty on CPU)
     "baseline_allocated_bytes",  # memory_allocated before the pass: parameters, grads, input, workspace (CUDA)
-    "reserved_bytes",            # memory_reserved after the pass: what the caching allocator holds (CUDA)
-    "saved_peak_bytes",          # SavedTensorMeter peak over the pass: the saved-bytes prediction
-    "seconds_median",            # median seconds of one forward and backward
-    "seconds_min",               # fastest of them
-    "repeats",                   # how many timed passes
+    "reserved_bytes",  # memory_reserved after the pass: what the caching allocator holds (CUDA)
+    "saved_peak_bytes",  # SavedTensorMeter peak over the pass: the saved-bytes prediction
+    "seconds_median",  # median seconds of one forward and backward
+    "seconds_min",  # fastest of them
+    "repeats",  # how many timed passes
 ]
 
 
@@ -61,8 +62,12 @@ def environment(device: torch.device | str) -> dict:
     ``cuda_version`` (strings)."""
     device = torch.device(device)
     cuda = device.type == "cuda"
-    return dict(device=device.type, device_name=torch.cuda.get_device_name(device) if cuda else "cpu",
-                torch_version=torch.__version__, cuda_version=torch.version.cuda or "")
+    return dict(
+        device=device.type,
+        device_name=torch.cuda.get_device_name(device) if cuda else "cpu",
+        torch_version=torch.__version__,
+        cuda_version=torch.version.cuda or "",
+    )
 
 
 def _step(model: nn.Sequential, x: torch.Tensor, segments: int) -> None:
@@ -109,7 +114,7 @@ def _seconds(model, x, segments, repeats) -> list[float]:
             _step(model, x, segments)
             end.record()
             end.synchronize()
-            times.append(start.elapsed_time(end) / 1000)   # elapsed_time is in milliseconds
+            times.append(start.elapsed_time(end) / 1000)  # elapsed_time is in milliseconds
         else:
             start = time.perf_counter()
             _step(model, x, segments)
@@ -117,8 +122,14 @@ def _seconds(model, x, segments, repeats) -> list[float]:
     return times
 
 
-def measure_model(label: str, model: nn.Sequential, x: torch.Tensor, segment_counts: Iterable[int] | None = None,
-                  repeats: int = 5, progress=None) -> list[dict]:
+def measure_model(
+    label: str,
+    model: nn.Sequential,
+    x: torch.Tensor,
+    segment_counts: Iterable[int] | None = None,
+    repeats: int = 5,
+    progress=None,
+) -> list[dict]:
     """Measure ``model`` (an ``nn.Sequential`` on ``x``'s device) without and with checkpointing.
 
     Args:
@@ -150,13 +161,26 @@ def measure_model(label: str, model: nn.Sequential, x: torch.Tensor, segment_cou
         model.zero_grad(set_to_none=False)
         peak, before, reserved = _peak(model, x, segments)
         times = _seconds(model, x, segments, repeats)
-        row = dict(environment(x.device), model=label, blocks=n, input_bytes=x.nbytes, segments=segments,
-                   checkpointed=segments >= 2, peak_allocated_bytes=peak, baseline_allocated_bytes=before,
-                   reserved_bytes=reserved, saved_peak_bytes=meter.peak_bytes,
-                   seconds_median=statistics.median(times), seconds_min=min(times), repeats=repeats)
+        row = dict(
+            environment(x.device),
+            model=label,
+            blocks=n,
+            input_bytes=x.nbytes,
+            segments=segments,
+            checkpointed=segments >= 2,
+            peak_allocated_bytes=peak,
+            baseline_allocated_bytes=before,
+            reserved_bytes=reserved,
+            saved_peak_bytes=meter.peak_bytes,
+            seconds_median=statistics.median(times),
+            seconds_min=min(times),
+            repeats=repeats,
+        )
         rows.append(row)
         if progress is not None:
-            progress(f"  segments {segments:>2}: peak "
-                     + ("-" if peak is None else f"{peak / 2**20:.0f} MiB")
-                     + f", saved {meter.peak_bytes / 2**20:.1f} MiB, {1000 * row['seconds_median']:.1f} ms")
+            progress(
+                f"  segments {segments:>2}: peak "
+                + ("-" if peak is None else f"{peak / 2**20:.0f} MiB")
+                + f", saved {meter.peak_bytes / 2**20:.1f} MiB, {1000 * row['seconds_median']:.1f} ms"
+            )
     return rows

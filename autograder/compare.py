@@ -16,6 +16,7 @@
 ``mismatch``   different in some other way; the relative error is reported
 =============  =============================================================================
 """
+
 from __future__ import annotations
 
 import math
@@ -27,8 +28,12 @@ __all__ = ["Diagnosis", "diagnose", "diagnose_bytes", "tolerances", "NONE_GRAD_C
 
 # rtol, atol per dtype: the defaults of torch.testing.assert_close (PyTorch docs, torch.testing).
 _TOLERANCES = {
-    torch.float16: (1e-3, 1e-5), torch.bfloat16: (1.6e-2, 1e-5), torch.float32: (1.3e-6, 1e-5),
-    torch.float64: (1e-7, 1e-7), torch.complex64: (1.3e-6, 1e-5), torch.complex128: (1e-7, 1e-7),
+    torch.float16: (1e-3, 1e-5),
+    torch.bfloat16: (1.6e-2, 1e-5),
+    torch.float32: (1.3e-6, 1e-5),
+    torch.float64: (1e-7, 1e-7),
+    torch.complex64: (1.3e-6, 1e-5),
+    torch.complex128: (1e-7, 1e-7),
 }
 
 NONE_GRAD_CAUSES = (
@@ -86,9 +91,14 @@ def _whole(s: float) -> int | None:
     return k if k != 0 and abs(s - k) <= 1e-3 * abs(k) else None
 
 
-def diagnose(received, expected: torch.Tensor, name: str = "value",
-             rtol: float | None = None, atol: float | None = None,
-             allow_graph: bool = False) -> Diagnosis:
+def diagnose(
+    received,
+    expected: torch.Tensor,
+    name: str = "value",
+    rtol: float | None = None,
+    atol: float | None = None,
+    allow_graph: bool = False,
+) -> Diagnosis:
     """Compare ``received`` with ``expected`` and explain any difference in autograd terms.
 
     Args:
@@ -113,27 +123,37 @@ def diagnose(received, expected: torch.Tensor, name: str = "value",
             converted = None
         exact = not (expected.is_floating_point() or expected.is_complex())
         if converted is None or (exact and converted.item() != received):  # 2.5 is not the integer 2
-            return Diagnosis(False, "mismatch", f"{name} is {received!r}, not a value of dtype "
-                                                f"{expected.dtype}.")
+            return Diagnosis(False, "mismatch", f"{name} is {received!r}, not a value of dtype {expected.dtype}.")
         received = converted
     if not isinstance(received, torch.Tensor):
-        return Diagnosis(False, "type", f"{name} should be a tensor of shape {tuple(expected.shape)},"
-                                        f" got a {type(received).__name__}.")
+        return Diagnosis(
+            False,
+            "type",
+            f"{name} should be a tensor of shape {tuple(expected.shape)}, got a {type(received).__name__}.",
+        )
     if received.requires_grad and not allow_graph:
         where = f"grad_fn={type(received.grad_fn).__name__}" if received.grad_fn else "a leaf"
-        return Diagnosis(False, "attached",
-                         f"{name} is still attached to the autograd graph ({where}, requires_grad="
-                         "True). Return a plain value: .detach() (or .item() for a number).")
-    for kind, got, want in (("shape", tuple(received.shape), tuple(expected.shape)),
-                            ("dtype", received.dtype, expected.dtype),
-                            ("device", received.device, expected.device)):
+        return Diagnosis(
+            False,
+            "attached",
+            f"{name} is still attached to the autograd graph ({where}, requires_grad="
+            "True). Return a plain value: .detach() (or .item() for a number).",
+        )
+    for kind, got, want in (
+        ("shape", tuple(received.shape), tuple(expected.shape)),
+        ("dtype", received.dtype, expected.dtype),
+        ("device", received.device, expected.device),
+    ):
         if got != want:
             return Diagnosis(False, kind, f"{name} has {kind} {got}, expected {want}.")
     r, e = received.detach(), expected
     if not r.is_floating_point() and not r.is_complex():
         same = torch.equal(r, e)
-        return Diagnosis(same, "ok" if same else "mismatch",
-                         f"{name} is correct." if same else f"{name} differs from the expected values.")
+        return Diagnosis(
+            same,
+            "ok" if same else "mismatch",
+            f"{name} is correct." if same else f"{name} differs from the expected values.",
+        )
     default_rtol, default_atol = tolerances(e.dtype)
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
@@ -141,26 +161,55 @@ def diagnose(received, expected: torch.Tensor, name: str = "value",
     if torch.allclose(r, e, rtol=rtol, atol=atol, equal_nan=True):
         return Diagnosis(True, "ok", f"{name} is correct (relative error {rel:.1e}).", rel)
     if not bool(r.any()) and bool(e.any()):
-        return Diagnosis(False, "zeros", f"{name} is all zeros but should not be: the graph was cut"
-                         " between the loss and this tensor (detach(), .data, no_grad, or a"
-                         " non-differentiable op such as argmax, round or a comparison).", rel)
+        return Diagnosis(
+            False,
+            "zeros",
+            f"{name} is all zeros but should not be: the graph was cut"
+            " between the loss and this tensor (detach(), .data, no_grad, or a"
+            " non-differentiable op such as argmax, round or a comparison).",
+            rel,
+        )
     s = _scale_factor(r, e, rtol, atol)
     if s is not None and _whole(s) == -1:
-        return Diagnosis(False, "sign", f"{name} has the opposite sign of the expected value: check"
-                         " the sign of the loss or of the chain-rule factor.", rel, s)
+        return Diagnosis(
+            False,
+            "sign",
+            f"{name} has the opposite sign of the expected value: check"
+            " the sign of the loss or of the chain-rule factor.",
+            rel,
+            s,
+        )
     if s is not None and (k := _whole(s)) and k >= 2:
-        return Diagnosis(False, "multiple", f"{name} is exactly {k}x the expected value: gradients"
-                         " accumulate in .grad, so were they zeroed between backward calls? (Or a"
-                         f" loss was summed where a mean, or divided by {k}, was meant.)", rel, s)
+        return Diagnosis(
+            False,
+            "multiple",
+            f"{name} is exactly {k}x the expected value: gradients"
+            " accumulate in .grad, so were they zeroed between backward calls? (Or a"
+            f" loss was summed where a mean, or divided by {k}, was meant.)",
+            rel,
+            s,
+        )
     if s and abs(s) < 1 and (k := _whole(1 / s)) and k >= 2:  # s == 0: r is ~0 but not exactly
-        return Diagnosis(False, "fraction", f"{name} is exactly 1/{k} of the expected value: divided"
-                         f" by {k} once too often, or a mean taken where a sum was meant.", rel, s)
-    return Diagnosis(False, "mismatch", f"{name} differs from the expected value (relative error"
-                     f" {rel:.1e}, tolerance rtol={rtol:g}, atol={atol:g}).", rel, s)
+        return Diagnosis(
+            False,
+            "fraction",
+            f"{name} is exactly 1/{k} of the expected value: divided"
+            f" by {k} once too often, or a mean taken where a sum was meant.",
+            rel,
+            s,
+        )
+    return Diagnosis(
+        False,
+        "mismatch",
+        f"{name} differs from the expected value (relative error {rel:.1e}, tolerance rtol={rtol:g}, atol={atol:g}).",
+        rel,
+        s,
+    )
 
 
-def diagnose_bytes(received, expected: int, name: str = "saved bytes",
-                   parts: dict[str, int] | None = None) -> Diagnosis:
+def diagnose_bytes(
+    received, expected: int, name: str = "saved bytes", parts: dict[str, int] | None = None
+) -> Diagnosis:
     """Compare a memory figure (``int`` bytes) with the reference, exactly, and name the usual
     slips: off by exactly one saved storage of ``parts`` (``{"x": 128, "relu output": 96}``),
     a storage counted twice (``received`` = ``expected`` + a part, or 2x), bits for bytes (8x),
@@ -174,32 +223,58 @@ def diagnose_bytes(received, expected: int, name: str = "saved bytes",
     parts = dict(parts or {})
     if isinstance(received, bool) or not isinstance(received, int):
         hint = " (use .item() or int(...))" if hasattr(received, "item") else ""
-        return Diagnosis(False, "type", f"{name} should be an int number of bytes, got "
-                                        f"{type(received).__name__}{hint}.")
+        return Diagnosis(
+            False, "type", f"{name} should be an int number of bytes, got {type(received).__name__}{hint}."
+        )
     if received == expected:
         return Diagnosis(True, "ok", f"{name} is correct.", 0.0)
     rel = abs(received - expected) / expected if expected else float(abs(received))
     diff = received - expected
     for part, size in parts.items():
         if diff == size:
-            return Diagnosis(False, "double", f"{name} is {size} B too high: exactly the size of "
-                             f"{part}. Was it counted twice? A storage saved by several Nodes (or "
-                             "through views) is kept, and counted, once.", rel)
+            return Diagnosis(
+                False,
+                "double",
+                f"{name} is {size} B too high: exactly the size of "
+                f"{part}. Was it counted twice? A storage saved by several Nodes (or "
+                "through views) is kept, and counted, once.",
+                rel,
+            )
         if diff == -size:
-            return Diagnosis(False, "missing", f"{name} is {size} B too low: exactly the size of "
-                             f"{part}. Which Node saves it for backward?", rel)
+            return Diagnosis(
+                False,
+                "missing",
+                f"{name} is {size} B too low: exactly the size of {part}. Which Node saves it for backward?",
+                rel,
+            )
     if expected and received == 2 * expected:
-        return Diagnosis(False, "double", f"{name} is exactly 2x the expected figure: was each "
-                         "saved storage counted twice?", rel, 2.0)
+        return Diagnosis(
+            False,
+            "double",
+            f"{name} is exactly 2x the expected figure: was each saved storage counted twice?",
+            rel,
+            2.0,
+        )
     if expected and received == 8 * expected:
         return Diagnosis(False, "multiple", f"{name} is 8x the expected figure: bits, not bytes?", rel, 8.0)
     if expected > 0 and received > 2 * expected and received % expected == 0:
         k = received // expected
-        return Diagnosis(False, "multiple", f"{name} is exactly {k}x the expected figure: {k} graphs "
-                         "(iterations, micro-batches) counted, where backward frees each graph before "
-                         "the next one is built?", rel, float(k))
+        return Diagnosis(
+            False,
+            "multiple",
+            f"{name} is exactly {k}x the expected figure: {k} graphs "
+            "(iterations, micro-batches) counted, where backward frees each graph before "
+            "the next one is built?",
+            rel,
+            float(k),
+        )
     for size in (2, 4, 8):
         if expected and received * size == expected:
-            return Diagnosis(False, "fraction", f"{name} is 1/{size} of the expected figure: elements "
-                             f"rather than bytes? Multiply by element_size() ({size} B here?).", rel)
+            return Diagnosis(
+                False,
+                "fraction",
+                f"{name} is 1/{size} of the expected figure: elements "
+                f"rather than bytes? Multiply by element_size() ({size} B here?).",
+                rel,
+            )
     return Diagnosis(False, "mismatch", f"{name} differs from the expected figure by {diff:+d} B.", rel)

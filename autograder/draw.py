@@ -1,11 +1,12 @@
 """Draw a traced graph with Graphviz, or as a text table where the ``dot`` program is missing."""
+
 from __future__ import annotations
 
 import base64
 import html
 import shutil
 from collections import Counter
-from typing import Mapping
+from collections.abc import Mapping
 
 import graphviz
 import torch
@@ -14,8 +15,10 @@ from .graph import Graph, trace
 
 __all__ = ["Drawing", "Figure", "draw", "describe", "html_table", "dot_available", "INSTALL_DOT"]
 
-INSTALL_DOT = ("Graphviz's `dot` program is not installed, so the graph is shown as a table. "
-               "Install it with: sudo apt-get install graphviz  (macOS: brew install graphviz)")
+INSTALL_DOT = (
+    "Graphviz's `dot` program is not installed, so the graph is shown as a table. "
+    "Install it with: sudo apt-get install graphviz  (macOS: brew install graphviz)"
+)
 
 _STYLE = {
     "node": dict(shape="box", style="filled", fillcolor="lightgrey"),
@@ -35,20 +38,22 @@ def describe(graph: Graph) -> str:
     leaves they write to) and how many tensors they saved. The drawing's ``alt`` text."""
     if not len(graph):
         return "An empty autograd graph: no backward Nodes."
-    kinds = Counter(n.kind for n in graph.nodes if n.leaf is None)     # in visit order
+    kinds = Counter(n.kind for n in graph.nodes if n.leaf is None)  # in visit order
     leaves = [n.leaf for n in graph.nodes if n.leaf is not None]
     parts = [", ".join(kind if k == 1 else f"{kind} x{k}" for kind, k in kinds.items())] if kinds else []
     if leaves:
         parts.append("AccumulateGrad for " + ", ".join(leaves))
     saved = sum(len(n.saved) for n in graph.nodes)
-    return (f"Autograd graph, {len(graph)} backward Node{'s' if len(graph) != 1 else ''} "
-            f"({'; '.join(parts)}) and {saved} saved tensor{'s' if saved != 1 else ''}. "
-            "The text version lists every Node, where it sends its gradient and what it saved.")
+    return (
+        f"Autograd graph, {len(graph)} backward Node{'s' if len(graph) != 1 else ''} "
+        f"({'; '.join(parts)}) and {saved} saved tensor{'s' if saved != 1 else ''}. "
+        "The text version lists every Node, where it sends its gradient and what it saved."
+    )
 
 
 def html_table(graph: Graph) -> str:
     """``graph.table()`` as an HTML table (a header row, one row per Node), for screen readers."""
-    left = ' style="text-align: left"'        # JupyterLab right-aligns table cells by default
+    left = ' style="text-align: left"'  # JupyterLab right-aligns table cells by default
     head = "".join(f"<th{left}>{h}</th>" for h in ("node", "sends grad to", "saved for backward"))
     rows = []
     for n in graph.nodes:
@@ -70,7 +75,7 @@ class Figure:
         self.svg, self.alt, self.caption, self.details_html, self.text = svg, alt, caption, details_html, text
 
     @classmethod
-    def of_graph(cls, svg: str, graph: Graph, title: str = "", caption: str = "") -> "Figure":
+    def of_graph(cls, svg: str, graph: Graph, title: str = "", caption: str = "") -> Figure:
         """Any SVG drawing of ``graph`` (e.g. torchviz's) with ``graph``'s text alternative: alt
         text ``title`` + :func:`describe`, a table of the Nodes, and the text table as plain text."""
         alt = f"{title}. {describe(graph)}" if title else describe(graph)
@@ -82,7 +87,9 @@ class Figure:
         parts = [f'<img src="data:image/svg+xml;base64,{data}" alt="{html.escape(self.alt)}">']
         caption = html.escape(self.caption)
         if self.details_html:
-            caption += (f"<details><summary>Text version: the Nodes and what they saved</summary>{self.details_html}</details>")
+            caption += (
+                f"<details><summary>Text version: the Nodes and what they saved</summary>{self.details_html}</details>"
+            )
         if caption:
             parts.append(f"<figcaption>{caption}</figcaption>")
         return '<figure class="autograd-drawing">' + "".join(parts) + "</figure>"
@@ -92,8 +99,7 @@ class Figure:
         return self.svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(self.alt)}" ', 1)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/html": self.html(), "image/svg+xml": self.labelled_svg(),
-                "text/plain": self.text or self.alt}
+        return {"text/html": self.html(), "image/svg+xml": self.labelled_svg(), "text/plain": self.text or self.alt}
 
 
 class Drawing:
@@ -126,8 +132,9 @@ class Drawing:
         return self.table
 
 
-def draw(obj: torch.Tensor | Graph, names: Mapping[str, torch.Tensor] | None = None,
-         show_saved: bool = True) -> Drawing:
+def draw(
+    obj: torch.Tensor | Graph, names: Mapping[str, torch.Tensor] | None = None, show_saved: bool = True
+) -> Drawing:
     """Draw the graph behind a tensor (or an already traced :class:`Graph`).
 
     Legend (as in torchviz): green = the output tensor you traced; grey = a backward Node
@@ -147,8 +154,9 @@ def draw(obj: torch.Tensor | Graph, names: Mapping[str, torch.Tensor] | None = N
     """
     graph = obj if isinstance(obj, Graph) else trace(obj, names)
     ids = {node.name: f"n{i}" for i, node in enumerate(graph.nodes)}
-    dot = graphviz.Digraph("autograd", graph_attr=dict(rankdir="TB", size="12,12"),
-                           node_attr=dict(fontname="Helvetica", fontsize="12"))
+    dot = graphviz.Digraph(
+        "autograd", graph_attr=dict(rankdir="TB", size="12,12"), node_attr=dict(fontname="Helvetica", fontsize="12")
+    )
     for i, root in enumerate(graph.roots):
         dot.node(f"out{i}", "output", **_STYLE["output"])
         dot.edge(f"out{i}", ids[root])

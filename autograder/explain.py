@@ -32,6 +32,7 @@ repository root with JupyterLab's heading anchor, or a URL of PyTorch's document
 chapter teaches it yet. In a notebook the explanation shows it as a link (``_repr_html_``) relative
 to the notebook's folder, so it opens from ``notebooks/`` as from ``exercises/<id>/``.
 """
+
 from __future__ import annotations
 
 import html
@@ -44,22 +45,54 @@ from dataclasses import dataclass, field
 
 from .lessons import COURSE_ROOT, lesson
 
-__all__ = ["Explanation", "explain", "KINDS"]
+__all__ = ["Explanation", "explain", "KINDS", "MODIFIED_INPLACE", "modified_inplace_message"]
 
-_HEADLINE = {"not built": "the graph was never built", "consumed": "the graph was already consumed",
-             "changed": "the graph was changed behind autograd's back",
-             "kept alive": "the graph is kept alive behind autograd's back",
-             "usage": "an autograd call was used the wrong way",
-             "unknown": "not an autograd error this explainer knows"}
+_HEADLINE = {
+    "not built": "the graph was never built",
+    "consumed": "the graph was already consumed",
+    "changed": "the graph was changed behind autograd's back",
+    "kept alive": "the graph is kept alive behind autograd's back",
+    "usage": "an autograd call was used the wrong way",
+    "unknown": "not an autograd error this explainer knows",
+}
 
 
 @dataclass(frozen=True)
 class _Kind:
     family: str
-    pattern: str     # regex on the stable part of PyTorch's message, see NOTE [stable parts]
+    pattern: str  # regex on the stable part of PyTorch's message, see NOTE [stable parts]
     lesson: tuple | str  # (notebook, a word of the heading to link to), see lessons.lesson; or a URL
-    cause: str       # str.format templates over the details, see _values()
+    cause: str  # str.format templates over the details, see _values()
     fix: str
+
+
+# PyTorch's message when a tensor saved for backward was changed in place after it was saved, e.g.
+# "one of the variables needed for gradient computation has been modified by an inplace operation:
+# [torch.FloatTensor [2, 3]], which is output 0 of SigmoidBackward0, is at version 1; expected
+# version 0 instead." The one place that reads it (graph.trace, explain) and writes it
+# (memory.SavedTensorMeter, which must raise it itself): the details are optional groups, see
+# NOTE [stable parts]; ``type`` is e.g. "torch.FloatTensor" or "torch.cuda.FloatTensor".
+MODIFIED_INPLACE = re.compile(
+    r"needed for gradient computation has been modified by an inplace operation"
+    r"(?:: \[(?P<type>[\w.]+) \[(?P<shape>[\d, ]*)\]\](?:, which is output (?P<output>\d+) "
+    r"of (?P<op>\w+),)? is at version (?P<version>\d+); expected version (?P<expected>\d+))?"
+)
+
+
+def modified_inplace_message(tensor_type: str, shape, version: int, expected: int) -> str:
+    """PyTorch's message for a saved tensor that was modified in place since it was saved, as
+    autograd words it (it matches :data:`MODIFIED_INPLACE`, details included).
+
+    Args:
+        tensor_type: ``tensor.type()``, e.g. ``"torch.FloatTensor"``.
+        shape: the tensor's shape (a ``torch.Size`` or a sequence of ints).
+        version: the tensor's version counter now; expected: its version when it was saved.
+    """
+    return (
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{tensor_type} {list(shape)}] is at version {version}; expected version "
+        f"{expected} instead."
+    )
 
 
 _CHANGED = "notebooks/05_inplace_version_counter.ipynb", "Pitfalls"
@@ -81,20 +114,23 @@ KINDS: dict[str, _Kind] = {
         ".detach() or argmax/comparison.",
         "Ask for gradients before the operations run (torch.tensor(..., requires_grad=True) or "
         "w.requires_grad_()), compute the loss outside torch.no_grad(), and keep it a tensor. "
-        "Check with print(loss.grad_fn): it must not be None."),
+        "Check with print(loss.grad_fn): it must not be None.",
+    ),
     "consumed": _Kind(
-        "consumed", r"backward through the graph a second time", _CONSUMED,
+        "consumed",
+        r"backward through the graph a second time",
+        _CONSUMED,
         "backward() (or autograd.grad) already ran through this part of the graph and freed the "
         "tensors it had saved. Either the same loss is backwarded twice, or a tensor from an "
         "earlier iteration (an RNN hidden state, a running sum, a cached output) ties the new "
         "loss to a graph that was already consumed.",
         "Run the forward again before each backward; carry state across iterations as "
         "h = h.detach(); or add the losses and call backward() once. Only when two backward "
-        "passes really need the same graph, pass retain_graph=True to the first one."),
+        "passes really need the same graph, pass retain_graph=True to the first one.",
+    ),
     "modified_inplace": _Kind(
-        "changed", r"needed for gradient computation has been modified by an inplace operation"
-        r"(?:: \[(?P<type>[\w.]+) \[(?P<shape>[\d, ]*)\]\](?:, which is output (?P<output>\d+) "
-        r"of (?P<op>\w+),)? is at version (?P<version>\d+); expected version (?P<expected>\d+))?",
+        "changed",
+        MODIFIED_INPLACE.pattern,
         _CHANGED,
         "Autograd saved {tensor} to compute gradients{saved_at}, and an in-place operation "
         "changed it afterwards{now_at}. The saved values are gone, so backward() refuses to use "
@@ -102,30 +138,41 @@ KINDS: dict[str, _Kind] = {
         "Find what changes {it} after it was saved and before backward(): y += 1, y.mul_(2), "
         "y[i] = ..., nn.ReLU(inplace=True), or optimizer.step(). Write it out of place "
         "(y = y + 1), or clone() first; run every backward of a forward before optimizer.step(). "
-        "torch.autograd.set_detect_anomaly(True) names the forward line whose gradient failed."),
+        "torch.autograd.set_detect_anomaly(True) names the forward line whose gradient failed.",
+    ),
     "view_inplace": _Kind(
-        "changed", r"(?:Output (?P<output>\d+) of (?P<op>\w+) is a view|A view was created in "
+        "changed",
+        r"(?:Output (?P<output>\d+) of (?P<op>\w+) is a view|A view was created in "
         r"(?P<mode>no_grad) mode) and (?:(?P<base>its base or another view of its base has "
-        r"been)|is being) modified inplace", _CHANGED,
+        r"been)|is being) modified inplace",
+        _CHANGED,
         "{what} {why}",
         "Use the out-of-place version (a = a * 2 instead of a.mul_(2), a = a.clamp(...) instead "
-        "of a.clamp_(...)), or clone() the view before changing it.{mode_fix}"),
+        "of a.clamp_(...)), or clone() the view before changing it.{mode_fix}",
+    ),
     "leaf_inplace": _Kind(
-        "changed", r"a (?P<view>view of a )?leaf Variable that requires grad is being used in an "
-        r"in-place operation", _CHANGED,
+        "changed",
+        r"a (?P<view>view of a )?leaf Variable that requires grad is being used in an "
+        r"in-place operation",
+        _CHANGED,
         "You modified in place {what} that requires grad (a parameter, or a tensor created with "
         "requires_grad=True) while autograd was recording. Recording the change would turn the "
         "leaf into the result of an operation, so autograd forbids it.",
         "Update or initialise parameters inside `with torch.no_grad():` (w -= lr * w.grad), or "
-        "use an optimizer; anywhere else compute a new tensor out of place (w2 = w + 1)."),
+        "use an optimizer; anywhere else compute a new tensor out of place (w2 = w + 1).",
+    ),
     "inference_tensor": _Kind(
-        "changed", r"(?P<saved>Inference tensors cannot be saved for backward)|Inplace update to "
+        "changed",
+        r"(?P<saved>Inference tensors cannot be saved for backward)|Inplace update to "
         r"inference tensor outside InferenceMode",
         _GRAD_MODES,
         "{what} Inference tensors carry no version counter, so autograd cannot check them.",
-        "{fix}"),
+        "{fix}",
+    ),
     "inference_version": _Kind(
-        "changed", r"Inference tensors do not track version counter", _GRAD_MODES,
+        "changed",
+        r"Inference tensors do not track version counter",
+        _GRAD_MODES,
         "You asked for the version counter (._version) of a tensor created under "
         "torch.inference_mode(). Inference tensors have none: that is what makes inference mode "
         "cheaper than no_grad, and why autograd refuses to record or save them (it could not "
@@ -133,25 +180,30 @@ KINDS: dict[str, _Kind] = {
         "Check first with t.is_inference(). For a tensor whose changes you want to follow, or "
         "that will take part in training, compute it under torch.no_grad() instead of "
         "torch.inference_mode(), or make a normal tensor of it outside inference mode: "
-        "t = t.clone()."),
+        "t = t.clone().",
+    ),
     "create_graph_cycle": _Kind(
-        "kept alive", r"backward\(\) with create_graph=True will create a reference cycle",
+        "kept alive",
+        r"backward\(\) with create_graph=True will create a reference cycle",
         _CONSUMED,
         "backward(create_graph=True) stored in each parameter's .grad a gradient that has a "
         "graph of its own, and that graph refers back to the parameter: a reference cycle, which "
         "keeps the graph and its saved tensors alive (a memory leak) until the cycle is broken.",
         "Use grads = torch.autograd.grad(loss, params, create_graph=True), which returns the "
         "gradients instead of storing them in .grad; or set p.grad = None for every parameter "
-        "after use (optimizer.zero_grad(set_to_none=True))."),
+        "after use (optimizer.zero_grad(set_to_none=True)).",
+    ),
     "nonleaf_grad": _Kind(
-        "usage", r"\.grad attribute of a Tensor that is not a leaf Tensor is being accessed",
+        "usage",
+        r"\.grad attribute of a Tensor that is not a leaf Tensor is being accessed",
         ("notebooks/02_leaf_tensors.ipynb", "warning for a non-leaf"),
         "You read .grad of a non-leaf tensor (the result of an operation). backward() fills "
         ".grad only for leaves that require grad, so this .grad is None. A tensor moved or cast "
         "after requires_grad=True (w.to(device), w.double()) is such a non-leaf.",
         "Read .grad of the leaf itself (the parameter, or the tensor created with "
         "requires_grad=True), or call y.retain_grad() before backward() to keep this "
-        "intermediate's gradient."),
+        "intermediate's gradient.",
+    ),
     "checkpoint_use_reentrant": _Kind(
         "usage",
         r"use_reentrant(?: parameter should be passed|=True or use_reentrant=False) explicitly",
@@ -160,45 +212,59 @@ KINDS: dict[str, _Kind] = {
         "behave differently (the reentrant one, still the default, records nothing for the "
         "block unless an input requires grad, and does not work with autograd.grad), so PyTorch "
         "asks you to choose.",
-        "Pass it explicitly: checkpoint(block, x, use_reentrant=False)."),
+        "Pass it explicitly: checkpoint(block, x, use_reentrant=False).",
+    ),
     "checkpoint_no_grad_input": _Kind(
-        "usage", r"None of the inputs have requires_grad=True\. Gradients will be None",
+        "usage",
+        r"None of the inputs have requires_grad=True\. Gradients will be None",
         _CHECKPOINT,
         "A reentrant checkpoint (use_reentrant=True, or not given) got no input that requires "
         "grad. It runs the block under no_grad and records one Node whose inputs are the "
         "block's tensor arguments, so nothing inside the block, not even its parameters, gets a "
         "gradient.",
         "Use checkpoint(block, x, use_reentrant=False), which records the parameters too; or do "
-        "not checkpoint the first block, whose input is the raw data."),
+        "not checkpoint the first block, whose input is the raw data.",
+    ),
     "checkpoint_reentrant_grad": _Kind(
-        "usage", r"use_reentrant=True, torch\.utils\.checkpoint is incompatible with \.grad\(\)",
+        "usage",
+        r"use_reentrant=True, torch\.utils\.checkpoint is incompatible with \.grad\(\)",
         _CHECKPOINT,
         "A reentrant checkpoint (use_reentrant=True) recomputes its block during the backward "
         "pass by running a backward() of its own, which fills .grad of every leaf. It cannot "
         "serve torch.autograd.grad(...) or backward(inputs=...), which ask for the gradients of "
         "chosen tensors only and must leave .grad alone.",
         "Use checkpoint(block, x, use_reentrant=False), which works with autograd.grad and "
-        "inputs=; or keep the reentrant one, call loss.backward() without inputs and read .grad."),
+        "inputs=; or keep the reentrant one, call loss.backward() without inputs and read .grad.",
+    ),
     "non_scalar_output": _Kind(
-        "usage", r"grad can be implicitly created only for (?:real )?scalar outputs", _PITFALLS_1,
+        "usage",
+        r"grad can be implicitly created only for (?:real )?scalar outputs",
+        _PITFALLS_1,
         "backward() without an argument starts from dL/dL = 1, which exists only for a single "
         "number, and you called it on a tensor with more than one element (a per-sample loss, "
         "reduction='none', a batch of outputs).",
         "Reduce to a scalar first (loss = out.mean() or out.sum()), or pass the starting "
-        "gradient yourself: out.backward(gradient=torch.ones_like(out))."),
+        "gradient yourself: out.backward(gradient=torch.ones_like(out)).",
+    ),
     "custom_function_gradients": _Kind(
-        "usage", r"function (?P<function>\w+) returned an incorrect number of gradients "
-        r"\(expected (?P<expected>\d+), got (?P<got>\d+)\)", _EXTENDING_AUTOGRAD,
+        "usage",
+        r"function (?P<function>\w+) returned an incorrect number of gradients "
+        r"\(expected (?P<expected>\d+), got (?P<got>\d+)\)",
+        _EXTENDING_AUTOGRAD,
         "The backward() of your autograd.Function {function} returned {got} gradient(s), but "
         "its forward() takes {expected} inputs (after ctx): backward must return one value per "
         "input.",
         "Return a tuple of {expected} values, in the order of forward's arguments, with None "
-        "for inputs that need no gradient (numbers, flags): e.g. return grad_x, None."),
+        "for inputs that need no gradient (numbers, flags): e.g. return grad_x, None.",
+    ),
 }
-_UNKNOWN = _Kind("unknown", "", ("notebooks/00_start.ipynb", "Contents"),
-                 "This message is not one of the autograd errors and warnings this explainer "
-                 "knows.",
-                 "Read PyTorch's message above; the course's lessons are listed on the start page.")
+_UNKNOWN = _Kind(
+    "unknown",
+    "",
+    ("notebooks/00_start.ipynb", "Contents"),
+    "This message is not one of the autograd errors and warnings this explainer knows.",
+    "Read PyTorch's message above; the course's lessons are listed on the start page.",
+)
 _PATTERNS = {kind: re.compile(k.pattern, re.IGNORECASE) for kind, k in KINDS.items()}
 
 
@@ -208,60 +274,76 @@ def _values(kind: str, d: dict, text: str) -> dict:
     if kind == "modified_inplace":
         shape = "[" + d["shape"] + "]" if "shape" in d else None
         weight = op in ("AsStrided", "T", "Transpose", "Permute") or "output" not in d
-        d["hint"] = weight * (" A weight is saved as it is or as a transposed view (T, AsStrided): "
-                              "if this is one, an optimizer.step() ran between the forward and "
-                              "this backward.")
+        d["hint"] = weight * (
+            " A weight is saved as it is or as a transposed view (T, AsStrided): "
+            "if this is one, an optimizer.step() ran between the forward and "
+            "this backward."
+        )
         if shape is None:
             d.update(tensor="a tensor", saved_at="", now_at="", it="that tensor")
         else:
-            made = f", output {d['output']} of {op}," if "output" in d else \
-                ", which no recorded operation produced (a leaf or a tensor of yours),"
+            made = (
+                f", output {d['output']} of {op},"
+                if "output" in d
+                else ", which no recorded operation produced (a leaf or a tensor of yours),"
+            )
             number = ", a single number" if shape == "[]" else ""
             n = int(d["version"]) - int(d["expected"])
-            d.update(tensor=f"a tensor of shape {shape} ({d['type']}{number}){made}",
-                     saved_at=f" when it was at version {d['expected']}",
-                     now_at=f": it is now at version {d['version']} "
-                            f"({n} in-place change{'s' * (n != 1)})",
-                     it=f"the {shape} tensor" + (f" that {op} returned" if "output" in d else ""))
+            d.update(
+                tensor=f"a tensor of shape {shape} ({d['type']}{number}){made}",
+                saved_at=f" when it was at version {d['expected']}",
+                now_at=f": it is now at version {d['version']} ({n} in-place change{'s' * (n != 1)})",
+                it=f"the {shape} tensor" + (f" that {op} returned" if "output" in d else ""),
+            )
     elif kind == "view_inplace":
         if "mode" in d:
-            d.update(what="You modified in place a view (a tensor sharing memory with another) "
-                          "that was made in no_grad mode, with grad mode on.",
-                     why="Autograd cannot tell whether that change should be recorded.",
-                     mode_fix=" Or do both the view and the change inside the no_grad block, or "
-                              "both outside.")
+            d.update(
+                what="You modified in place a view (a tensor sharing memory with another) "
+                "that was made in no_grad mode, with grad mode on.",
+                why="Autograd cannot tell whether that change should be recorded.",
+                mode_fix=" Or do both the view and the change inside the no_grad block, or both outside.",
+            )
         else:
             view = f"Output {d['output']} of {op} is a view (it shares memory with another tensor)"
-            d.update(what=f"{view}, and its base or another view of that base was modified in "
-                          "place after it was made." if "base" in d else
-                          f"{view}, and you modified it in place.", mode_fix="",
-                     why="A custom Function returned it (or returned an input as it is), and "
-                         "autograd cannot record an in-place change on that."
-                         if "custom Function" in text else
-                         f"{op} returns several views at once (like split, chunk, unbind), and "
-                         "autograd cannot record an in-place change on one of them.")
+            d.update(
+                what=f"{view}, and its base or another view of that base was modified in place after it was made."
+                if "base" in d
+                else f"{view}, and you modified it in place.",
+                mode_fix="",
+                why="A custom Function returned it (or returned an input as it is), and "
+                "autograd cannot record an in-place change on that."
+                if "custom Function" in text
+                else f"{op} returns several views at once (like split, chunk, unbind), and "
+                "autograd cannot record an in-place change on one of them.",
+            )
     elif kind == "leaf_inplace":
-        d["what"] = "a view of a leaf tensor (w[0], w[:, 1], ...)" if "view" in d else \
-            "a leaf tensor"
+        d["what"] = "a view of a leaf tensor (w[0], w[:, 1], ...)" if "view" in d else "a leaf tensor"
     elif kind == "inference_tensor":
         if "saved" in d:
-            what = ("A tensor created under torch.inference_mode() was used in a computation that "
-                    "autograd records and had to be saved for backward.")
+            what = (
+                "A tensor created under torch.inference_mode() was used in a computation that "
+                "autograd records and had to be saved for backward."
+            )
         elif "inference_grad" in d:
-            what = ("An earlier backward() ran inside torch.inference_mode(), so the .grad it "
-                    "filled for a leaf (a parameter) is an inference tensor. Now, outside "
-                    "inference mode, that .grad is changed in place (the next backward() adds "
-                    "to it, zero_grad(set_to_none=False) zeroes it), which is refused.")
+            what = (
+                "An earlier backward() ran inside torch.inference_mode(), so the .grad it "
+                "filled for a leaf (a parameter) is an inference tensor. Now, outside "
+                "inference mode, that .grad is changed in place (the next backward() adds "
+                "to it, zero_grad(set_to_none=False) zeroes it), which is refused."
+            )
         else:
             what = "A tensor created under torch.inference_mode() was changed in place outside it."
         d["what"] = what
-        d["fix"] = ("Never call backward() inside torch.inference_mode() (or no_grad): a backward "
-                    "belongs to training. Throw away the spoiled gradients with p.grad = None for "
-                    "every parameter (optimizer.zero_grad(set_to_none=True)) before the next "
-                    "backward." if "inference_grad" in d else
-                    "Compute tensors you will train on under torch.no_grad() instead of "
-                    "torch.inference_mode(), or make a normal tensor of it outside inference "
-                    "mode: t = t.clone().")
+        d["fix"] = (
+            "Never call backward() inside torch.inference_mode() (or no_grad): a backward "
+            "belongs to training. Throw away the spoiled gradients with p.grad = None for "
+            "every parameter (optimizer.zero_grad(set_to_none=True)) before the next "
+            "backward."
+            if "inference_grad" in d
+            else "Compute tensors you will train on under torch.no_grad() instead of "
+            "torch.inference_mode(), or make a normal tensor of it outside inference "
+            "mode: t = t.clone()."
+        )
     return d
 
 
@@ -284,12 +366,24 @@ class Explanation:
     details: dict = field(default_factory=dict, hash=False)
 
     def __str__(self) -> str:
-        wrap = lambda label, text: textwrap.fill(text, 100, initial_indent=f"  {label:<8}",
-                                                 subsequent_indent=" " * 10,
-                                                 break_long_words=False, break_on_hyphens=False)
-        return "\n".join([f"autograder explains: {_HEADLINE[self.family]} ({self.kind})",
-                          wrap("Cause:", self.cause), wrap("Fix:", self.fix),
-                          wrap("Lesson:", self.lesson)])
+        def wrap(label, text):
+            return textwrap.fill(
+                text,
+                100,
+                initial_indent=f"  {label:<8}",
+                subsequent_indent=" " * 10,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+
+        return "\n".join(
+            [
+                f"autograder explains: {_HEADLINE[self.family]} ({self.kind})",
+                wrap("Cause:", self.cause),
+                wrap("Fix:", self.fix),
+                wrap("Lesson:", self.lesson),
+            ]
+        )
 
     def href(self, start: str | os.PathLike | None = None) -> str:
         """The lesson as a link relative to the folder ``start`` (default: the current folder,
@@ -300,7 +394,7 @@ class Explanation:
             return self.lesson
         try:
             root = os.path.relpath(COURSE_ROOT, os.getcwd() if start is None else start)
-        except ValueError:          # another drive (Windows): no relative link exists
+        except ValueError:  # another drive (Windows): no relative link exists
             return COURSE_ROOT.joinpath(self.lesson).as_uri()
         return f"{root}/{self.lesson}".replace(os.sep, "/")
 
@@ -312,7 +406,7 @@ class Explanation:
         if where < 0:
             return f"<pre>{text}</pre>"
         link = f'<a href="{html.escape(self.href(), quote=True)}">{html.escape(self.lesson)}</a>'
-        return f"<pre>{text[:where]}{link}{text[where + len(html.escape(self.lesson)):]}</pre>"
+        return f"<pre>{text[:where]}{link}{text[where + len(html.escape(self.lesson)) :]}</pre>"
 
 
 def _message(error) -> str:
@@ -338,13 +432,12 @@ def explain(error) -> Explanation:
     """
     try:
         text = _message(error)
-        found = [(m.start(), -i, kind, m) for i, (kind, p) in enumerate(_PATTERNS.items())
-                 for m in p.finditer(text)]
+        found = [(m.start(), -i, kind, m) for i, (kind, p) in enumerate(_PATTERNS.items()) for m in p.finditer(text)]
         if not found:
             return _explanation("unknown", _UNKNOWN, {}, {}, text)
         _, _, kind, match = max(found, key=lambda f: f[:2])
         details = {k: v for k, v in match.groupdict().items() if v is not None}
-        for key in ("op", "function"):        # SigmoidBackward0 -> Sigmoid, TwoBackward -> Two
+        for key in ("op", "function"):  # SigmoidBackward0 -> Sigmoid, TwoBackward -> Two
             if key in details:
                 details[key] = re.sub(r"Backward\d*$", "", details[key]) or details[key]
         details.update({flag: True for flag in ("view", "base", "saved") if flag in details})
@@ -365,15 +458,14 @@ def _on_grad(error, text: str) -> bool:
         frames += [f.name for f in traceback.extract_tb(error.__traceback__)]
         error = error.__cause__ or error.__context__
     return bool({"_engine_run_backward", "zero_grad"} & set(frames)) or bool(
-        re.search(r"_engine_run_backward|in (?:backward|zero_grad)\b|\.(?:backward|zero_grad)\(",
-                  text))
+        re.search(r"_engine_run_backward|in (?:backward|zero_grad)\b|\.(?:backward|zero_grad)\(", text)
+    )
 
 
 def _explanation(kind: str, k: _Kind, details: dict, values: dict, text: str) -> Explanation:
     values = _Defaults(values)
     where = k.lesson if isinstance(k.lesson, str) else lesson(*k.lesson)
-    return Explanation(kind, k.family, k.cause.format_map(values), k.fix.format_map(values),
-                       where, text, details)
+    return Explanation(kind, k.family, k.cause.format_map(values), k.fix.format_map(values), where, text, details)
 
 
 class _Defaults(dict):

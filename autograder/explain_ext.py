@@ -11,6 +11,7 @@ extension, and nothing happens unless the extension is loaded. In a Jupyter kern
 is a display output (HTML, with a text version) placed after the error or warning output, whose
 "Lesson:" line is a link to the lesson's section; in a terminal it is text (warnings' on stderr).
 """
+
 from __future__ import annotations
 
 import sys
@@ -20,7 +21,7 @@ from .explain import explain
 
 __all__ = ["load_ipython_extension", "unload_ipython_extension"]
 
-_state: dict = {"on": False}   # "on"; what loading replaced: "custom_exc", "showwarning"
+_state: dict = {"on": False}  # "on"; what loading replaced: "custom_exc", "showwarning"
 
 
 def _show_error(shell, etype, value, tb, tb_offset=None):
@@ -45,6 +46,7 @@ def _display(explanation) -> None:
     for other front ends); elsewhere its text on stdout."""
     if _in_kernel():
         from IPython.display import display
+
         display({"text/plain": str(explanation), "text/html": explanation._repr_html_()}, raw=True)
     else:
         print(explanation)
@@ -61,7 +63,7 @@ def _showwarning(message, category, filename, lineno, file=None, line=None):
                 _display(explanation)
             else:
                 print(explanation, file=target)
-        except (OSError, ValueError):   # a closed or read-only stream: the warning was shown anyway
+        except (OSError, ValueError):  # a closed or read-only stream: the warning was shown anyway
             pass
 
 
@@ -69,8 +71,7 @@ def load_ipython_extension(ip) -> None:
     """Install both hooks on the shell ``ip`` (loading twice is harmless)."""
     if _state["on"]:
         return
-    _state.update(on=True, custom_exc=(ip.custom_exceptions, ip.CustomTB),
-                  showwarning=warnings.showwarning)
+    _state.update(on=True, custom_exc=(ip.custom_exceptions, ip.CustomTB), showwarning=warnings.showwarning)
     # Autograd's errors are RuntimeErrors. Not (Exception,): IPython would then also route syntax
     # errors of a cell through the handler, and show them with its own frames.
     ip.set_custom_exc((RuntimeError,), _show_error)

@@ -1,11 +1,12 @@
 """Read the committed checkpointing figures (``assets/checkpointing_*.csv``) and summarize them.
 
-``tests/gpu_check.py`` measures on a GPU and writes ``assets/checkpointing_gpu.csv`` (columns:
+``tests/scripts/gpu_check.py`` measures on a GPU and writes ``assets/checkpointing_gpu.csv`` (columns:
 :data:`autograder.checkpoint_measure.COLUMNS`); until a GPU session has done so the file is absent,
 and :func:`load_rows` returns None. ``assets/checkpointing_cpu.csv`` holds the saved-bytes figures of
 the CPU (:func:`cpu_rows` gives them the same shape, with no allocator peak). Lesson 08 and
 exercise questions use :func:`summarize` and :func:`plot`. Bytes are ``int``, seconds ``float``.
 """
+
 from __future__ import annotations
 
 import csv
@@ -16,16 +17,37 @@ from pathlib import Path
 from .checkpoint_measure import COLUMNS
 from .lessons import COURSE_ROOT
 
-__all__ = ["GPU_CSV", "CPU_CSV", "NO_GPU_FIGURES", "load_rows", "gpu_rows", "cpu_rows", "ModelSummary", "summarize",
-           "summary_text", "table", "plot"]
+__all__ = [
+    "GPU_CSV",
+    "CPU_CSV",
+    "NO_GPU_FIGURES",
+    "load_rows",
+    "gpu_rows",
+    "cpu_rows",
+    "ModelSummary",
+    "summarize",
+    "summary_text",
+    "table",
+    "plot",
+]
 
 GPU_CSV = COURSE_ROOT / "assets" / "checkpointing_gpu.csv"
 CPU_CSV = COURSE_ROOT / "assets" / "checkpointing_cpu.csv"
-NO_GPU_FIGURES = ("No GPU figures have been measured yet: assets/checkpointing_gpu.csv is absent "
-                  "(a session with a GPU writes it with: python tests/gpu_check.py --out assets/).")
+NO_GPU_FIGURES = (
+    "No GPU figures have been measured yet: assets/checkpointing_gpu.csv is absent "
+    "(a session with a GPU writes it with: python tests/scripts/gpu_check.py --out assets/)."
+)
 
-_INTS = {"blocks", "input_bytes", "segments", "peak_allocated_bytes", "baseline_allocated_bytes",
-         "reserved_bytes", "saved_peak_bytes", "repeats"}
+_INTS = {
+    "blocks",
+    "input_bytes",
+    "segments",
+    "peak_allocated_bytes",
+    "baseline_allocated_bytes",
+    "reserved_bytes",
+    "saved_peak_bytes",
+    "repeats",
+}
 _FLOATS = {"seconds_median", "seconds_min"}
 
 
@@ -40,7 +62,7 @@ def _value(column: str, text: str):
 
 
 def load_rows(path: Path | str | None = None) -> list[dict] | None:
-    """The rows of a CSV written by ``tests/gpu_check.py``, typed (empty cells become None).
+    """The rows of a CSV written by ``tests/scripts/gpu_check.py``, typed (empty cells become None).
 
     Returns:
         None when the file does not exist.
@@ -80,12 +102,27 @@ def cpu_rows(path: Path | str = CPU_CSV, blocks: int = 16, input_bytes: int = 32
         return None
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    return [dict(device="cpu", device_name="cpu", torch_version="", cuda_version="",
-                 model=f"{blocks} x Linear(64)-Tanh, batch 32 (CPU, saved bytes only)", blocks=blocks,
-                 input_bytes=input_bytes, segments=int(r["segments"]), checkpointed=r["checkpointed"] == "True",
-                 peak_allocated_bytes=None, baseline_allocated_bytes=None, reserved_bytes=None,
-                 saved_peak_bytes=int(r["peak_saved_bytes"]), seconds_median=float(r["seconds"]),
-                 seconds_min=float(r["seconds"]), repeats=None) for r in rows]
+    return [
+        dict(
+            device="cpu",
+            device_name="cpu",
+            torch_version="",
+            cuda_version="",
+            model=f"{blocks} x Linear(64)-Tanh, batch 32 (CPU, saved bytes only)",
+            blocks=blocks,
+            input_bytes=input_bytes,
+            segments=int(r["segments"]),
+            checkpointed=r["checkpointed"] == "True",
+            peak_allocated_bytes=None,
+            baseline_allocated_bytes=None,
+            reserved_bytes=None,
+            saved_peak_bytes=int(r["peak_saved_bytes"]),
+            seconds_median=float(r["seconds"]),
+            seconds_min=float(r["seconds"]),
+            repeats=None,
+        )
+        for r in rows
+    ]
 
 
 @dataclass
@@ -140,14 +177,24 @@ def summarize(rows: list[dict]) -> list[ModelSummary]:
         peak = _peak_of if measured else (lambda r: r["saved_peak_bytes"])
         best = min((s for s in mine if s >= 1), key=lambda s: (peak(mine[s]), s))
         root = math.isqrt(first["blocks"])
-        summaries.append(ModelSummary(
-            model=model, device=first["device"], device_name=first["device_name"],
-            basis="allocator" if measured else "saved bytes", blocks=first["blocks"], sqrt_segments=root,
-            best_segments=best, plain_peak=peak(plain), best_peak=peak(mine[best]),
-            sqrt_peak=peak(mine[root]) if root in mine else None, best_saved=mine[best]["saved_peak_bytes"],
-            measured_minus_saved=peak(mine[best]) - mine[best]["saved_peak_bytes"] if measured else None,
-            time_overhead=mine[best]["seconds_median"] / plain["seconds_median"],
-            seconds={s: r["seconds_median"] for s, r in sorted(mine.items())}))
+        summaries.append(
+            ModelSummary(
+                model=model,
+                device=first["device"],
+                device_name=first["device_name"],
+                basis="allocator" if measured else "saved bytes",
+                blocks=first["blocks"],
+                sqrt_segments=root,
+                best_segments=best,
+                plain_peak=peak(plain),
+                best_peak=peak(mine[best]),
+                sqrt_peak=peak(mine[root]) if root in mine else None,
+                best_saved=mine[best]["saved_peak_bytes"],
+                measured_minus_saved=peak(mine[best]) - mine[best]["saved_peak_bytes"] if measured else None,
+                time_overhead=mine[best]["seconds_median"] / plain["seconds_median"],
+                seconds={s: r["seconds_median"] for s, r in sorted(mine.items())},
+            )
+        )
     return summaries
 
 
@@ -166,12 +213,16 @@ def summary_text(rows: list[dict] | None) -> str:
     for s in summarize(rows):
         where = f"{s.device_name} ({s.device})" if s.device == "cuda" else "the CPU"
         lines.append(f"{s.model}, on {where}, peaks from the {s.basis}:")
-        lines.append(f"  without checkpointing {_mib(s.plain_peak)}; smallest at {s.best_segments} segments: "
-                     f"{_mib(s.best_peak)} ({s.best_peak / s.plain_peak:.2f} x); "
-                     f"at √n = {s.sqrt_segments} segments: {_mib(s.sqrt_peak)}")
+        lines.append(
+            f"  without checkpointing {_mib(s.plain_peak)}; smallest at {s.best_segments} segments: "
+            f"{_mib(s.best_peak)} ({s.best_peak / s.plain_peak:.2f} x); "
+            f"at √n = {s.sqrt_segments} segments: {_mib(s.sqrt_peak)}"
+        )
         if s.measured_minus_saved is not None:
-            lines.append(f"  saved-bytes prediction at {s.best_segments} segments {_mib(s.best_saved)}: "
-                         f"the allocator's peak is {_mib(s.measured_minus_saved)} above it")
+            lines.append(
+                f"  saved-bytes prediction at {s.best_segments} segments {_mib(s.best_saved)}: "
+                f"the allocator's peak is {_mib(s.measured_minus_saved)} above it"
+            )
         lines.append(f"  time at {s.best_segments} segments: {s.time_overhead:.2f} x the time without checkpointing")
     return "\n".join(lines)
 
@@ -184,12 +235,16 @@ def table(rows: list[dict]) -> str:
         mine = [r for r in rows if r["model"] == model]
         scale, name = (2**20, "MiB") if max(r["saved_peak_bytes"] for r in mine) >= 2**20 else (2**10, "KiB")
         lines.append(f"{model}: one input = {_mib(mine[0]['input_bytes'])}")
-        lines.append(f"{'segments':>8} {'peak ' + name:>9} {'(inputs)':>8} {'saved ' + name:>10} {'(inputs)':>8} {'ms':>8}")
+        lines.append(
+            f"{'segments':>8} {'peak ' + name:>9} {'(inputs)':>8} {'saved ' + name:>10} {'(inputs)':>8} {'ms':>8}"
+        )
         for r in mine:
             peak, unit = r["peak_allocated_bytes"], r["input_bytes"]
-            lines.append(f"{r['segments'] or 'none':>8} {'-' if peak is None else f'{peak / scale:.1f}':>9} "
-                         f"{'' if peak is None else f'{peak / unit:.1f}':>8} {r['saved_peak_bytes'] / scale:>10.1f} "
-                         f"{r['saved_peak_bytes'] / unit:>8.1f} {1000 * r['seconds_median']:>8.2f}")
+            lines.append(
+                f"{r['segments'] or 'none':>8} {'-' if peak is None else f'{peak / scale:.1f}':>9} "
+                f"{'' if peak is None else f'{peak / unit:.1f}':>8} {r['saved_peak_bytes'] / scale:>10.1f} "
+                f"{r['saved_peak_bytes'] / unit:>8.1f} {1000 * r['seconds_median']:>8.2f}"
+            )
     return "\n".join(lines)
 
 

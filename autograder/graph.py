@@ -10,16 +10,23 @@ attributes (see ``torch/csrc/autograd/generated/python_functions.cpp``).
 order (breadth first from the roots, following ``next_functions`` in order), never from ``id()``,
 so the same code gives the same records and drawings on every run.
 """
+
 from __future__ import annotations
 
-import re
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 
 import torch
 
-__all__ = ["SavedTensor", "NodeRecord", "Graph", "trace"]
+from .explain import MODIFIED_INPLACE
+from .explore.table import text_table
+
+__all__ = ["SavedTensor", "NodeRecord", "Graph", "trace", "SAVED_PREFIX", "saved_attributes", "is_python_scalar"]
+
+SAVED_PREFIX = "_saved_"
+"""The prefix of the attributes through which a backward Node exposes what it saved
+(``node._saved_self``, ``node._saved_result``)."""
 
 
 @dataclass(frozen=True)
@@ -30,11 +37,12 @@ class SavedTensor:
     ``shape`` a tuple of ints; ``dtype`` e.g. ``"float32"``; ``nbytes`` the tensor's own bytes
     (numel x element size, not its storage); ``version`` its version counter now; ``freed`` is
     True when backward already released it (then shape/dtype are unknown and nbytes is 0);
-    ``scalar`` is True for a Python number kept as a scalar (``x * 2``): it costs no tensor memory
-    (nbytes 0), as the memory instrument agrees. ``modified`` is True when an in-place operation
-    changed the tensor after it was saved (autograd then refuses to hand it out, and backward
-    through this Node would raise): ``saved_version`` is the version it was saved at, and shape,
-    dtype and bytes are read from autograd's message.
+    ``scalar`` is True for a Python number autograd saved as a *wrapped number* (the 2 of ``x * 2``):
+    a 0-dim CPU tensor of 8 bytes (int64/float64) that saved_tensors_hooks never see, so
+    :class:`~autograder.memory.SavedTensorMeter` does not count it (see :func:`is_python_scalar`).
+    ``modified`` is True when an in-place operation changed the tensor after it was saved (autograd
+    then refuses to hand it out, and backward through this Node would raise): ``saved_version`` is
+    the version it was saved at, and shape, dtype and bytes are read from autograd's message.
     """
 
     attr: str
@@ -52,10 +60,12 @@ class SavedTensor:
             return f"{self.attr}: freed"
         if self.modified:
             shape = "x".join(map(str, self.shape)) or "scalar"
-            return (f"{self.attr}: {self.dtype}[{shape}] {self.nbytes} B MODIFIED in place: "
-                    f"saved at v{self.saved_version}, now v{self.version}")
+            return (
+                f"{self.attr}: {self.dtype}[{shape}] {self.nbytes} B MODIFIED in place: "
+                f"saved at v{self.saved_version}, now v{self.version}"
+            )
         if self.scalar:
-            return f"{self.attr}: Python scalar, 0 B"
+            return f"{self.attr}: Python scalar ({self.nbytes} B, not seen by saved_tensors_hooks)"
         shape = "x".join(map(str, self.shape)) or "scalar"
         return f"{self.attr}: {self.dtype}[{shape}] {self.nbytes} B v{self.version}"
 
@@ -111,65 +121,76 @@ class Graph:
         rows = [("node", "sends grad to", "saved for backward")]
         for n in self.nodes:
             target = ", ".join(n.next) or (f"-> {n.leaf}.grad" if n.leaf else "-")
-            saved = "; ".join(map(str, n.saved)) or "-"
-            rows.append((n.name, target, saved))
-        widths = [max(len(r[i]) for r in rows) for i in range(2)]
-        return "\n".join(f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c}".rstrip() for a, b, c in rows)
+            rows.append((n.name, target, "; ".join(map(str, n.saved)) or "-"))
+        return text_table(rows)
 
     def __str__(self) -> str:
         return self.table()
 
 
-def _is_python_scalar(t: torch.Tensor) -> bool:
-    """A Python number autograd kept as a scalar shows as a 0-d int64/float64/complex128/bool CPU
-    tensor without grad; the saved_tensors_hooks never see it (it holds no storage of its own)."""
-    return (t.dim() == 0 and t.device.type == "cpu" and not t.requires_grad
-            and t.dtype in (torch.int64, torch.float64, torch.complex128, torch.bool))
+def saved_attributes(node) -> list[str]:
+    """The names of what backward Node ``node`` saved, without :data:`SAVED_PREFIX`, sorted
+    (``["other", "self"]`` for a ``MulBackward0``); read each as ``getattr(node, SAVED_PREFIX + name)``."""
+    return sorted(a[len(SAVED_PREFIX) :] for a in dir(node) if a.startswith(SAVED_PREFIX))
 
 
-# Autograd's message when a saved tensor was changed in place, e.g. "...: [torch.FloatTensor [2, 3]],
-# which is output 0 of Sigmoid, is at version 1; expected version 0 instead." (cuda: torch.cuda.)
-_MODIFIED = re.compile(r"modified by an inplace operation: \[(?:torch\.)?(?:cuda\.)?(?P<type>\w+) "
-                       r"\[(?P<shape>[\d, ]*)\]\].*? is at version (?P<now>\d+); expected version "
-                       r"(?P<saved>\d+)")
+def is_python_scalar(t: torch.Tensor) -> bool:
+    """Is ``t`` a Python number autograd saved as a *wrapped number* (the 2 of ``x * 2``)? It shows as
+    a 0-dim int64/float64/complex128/bool CPU tensor without grad, whatever the device of the other
+    operand; it has its own small storage (8 bytes for int64/float64), but PyTorch never hands it to
+    saved_tensors_hooks, so :class:`~autograder.memory.SavedTensorMeter` does not count it."""
+    return (
+        t.dim() == 0
+        and t.device.type == "cpu"
+        and not t.requires_grad
+        and t.dtype in (torch.int64, torch.float64, torch.complex128, torch.bool)
+    )
 
 
 def _modified(label: str, message: str) -> SavedTensor | None:
     """The record of a saved tensor that autograd refused to unpack because it was modified in
     place since it was saved, from autograd's ``message``; None for any other message."""
-    m = _MODIFIED.search(message)
-    if m is None:
+    m = MODIFIED_INPLACE.search(message)
+    if m is None or m["version"] is None:
         return None
     shape = tuple(int(n) for n in m["shape"].replace(" ", "").split(",") if n)
+    tensor_type = m["type"].rsplit(".", 1)[-1]  # torch.cuda.FloatTensor -> FloatTensor
     try:
-        dtype = getattr(torch, m["type"]).dtype   # torch.FloatTensor.dtype is torch.float32
+        dtype = getattr(torch, tensor_type).dtype  # torch.FloatTensor.dtype is torch.float32
         size = torch.empty((), dtype=dtype).element_size()
     except (AttributeError, TypeError, RuntimeError):
         dtype, size = None, 0
     numel = 1
     for n in shape:
         numel *= n
-    return SavedTensor(label, shape, str(dtype).replace("torch.", "") if dtype else m["type"],
-                       numel * size, int(m["now"]), modified=True, saved_version=int(m["saved"]))
+    return SavedTensor(
+        label,
+        shape,
+        str(dtype).replace("torch.", "") if dtype else tensor_type,
+        numel * size,
+        int(m["version"]),
+        modified=True,
+        saved_version=int(m["expected"]),
+    )
 
 
 def _saved_tensors(node) -> tuple[SavedTensor, ...]:
     saved = []
-    for attr in sorted(a for a in dir(node) if a.startswith("_saved_")):
+    for attr in saved_attributes(node):
         try:
-            value = getattr(node, attr)
+            value = getattr(node, SAVED_PREFIX + attr)
         except RuntimeError as error:  # freed by backward, or modified in place since it was saved
-            label = attr[len("_saved_"):]
-            saved.append(_modified(label, str(error)) or SavedTensor(label, freed=True))
+            saved.append(_modified(attr, str(error)) or SavedTensor(attr, freed=True))
             continue
         values = value if isinstance(value, (tuple, list)) else [value]
         for i, t in enumerate(v for v in values if isinstance(v, torch.Tensor)):
-            label = attr[len("_saved_"):] + (f"[{i}]" if isinstance(value, (tuple, list)) else "")
+            label = attr + (f"[{i}]" if isinstance(value, (tuple, list)) else "")
             dtype = str(t.dtype).replace("torch.", "")
-            if _is_python_scalar(t):  # `x * 2` keeps the 2 as a scalar, not as a saved tensor
-                saved.append(SavedTensor(label, (), dtype, 0, 0, scalar=True))
+            nbytes = t.numel() * t.element_size()
+            if is_python_scalar(t):  # `x * 2` keeps the 2 as a wrapped number the hooks never see
+                saved.append(SavedTensor(label, (), dtype, nbytes, 0, scalar=True))
                 continue
-            saved.append(SavedTensor(label, tuple(t.shape), dtype, t.numel() * t.element_size(), t._version))
+            saved.append(SavedTensor(label, tuple(t.shape), dtype, nbytes, t._version))
     return tuple(saved)
 
 
@@ -180,8 +201,7 @@ def _leaf_name(variable: torch.Tensor, names: Mapping[str, torch.Tensor]) -> str
     return "leaf[" + "x".join(map(str, variable.shape)) + "]"
 
 
-def trace(tensors: torch.Tensor | Iterable[torch.Tensor],
-          names: Mapping[str, torch.Tensor] | None = None) -> Graph:
+def trace(tensors: torch.Tensor | Iterable[torch.Tensor], names: Mapping[str, torch.Tensor] | None = None) -> Graph:
     """Walk the graph behind ``tensors`` into a :class:`Graph`.
 
     Args:
@@ -218,10 +238,14 @@ def trace(tensors: torch.Tensor | Iterable[torch.Tensor],
     records = []
     for node in order:
         leaf = getattr(node, "variable", None)
-        records.append(NodeRecord(
-            name=label[node], kind=type(node).__name__,
-            next=tuple(label[n] for n, _ in node.next_functions if n is not None),
-            saved=_saved_tensors(node),
-            leaf=_leaf_name(leaf, names) if isinstance(leaf, torch.Tensor) else None))
+        records.append(
+            NodeRecord(
+                name=label[node],
+                kind=type(node).__name__,
+                next=tuple(label[n] for n, _ in node.next_functions if n is not None),
+                saved=_saved_tensors(node),
+                leaf=_leaf_name(leaf, names) if isinstance(leaf, torch.Tensor) else None,
+            )
+        )
     root_names = tuple(dict.fromkeys(label[t.grad_fn] for t in roots if t.grad_fn is not None))
     return Graph(tuple(records), root_names)

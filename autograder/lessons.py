@@ -5,6 +5,7 @@ link text only) with spaces replaced by ``-``, so ``## 10. Pitfalls: the graph w
 becomes ``#10.-Pitfalls:-the-graph-was-not-built``. Headings are looked up when asked, so a
 renumbered section keeps its link.
 """
+
 from __future__ import annotations
 
 import json
@@ -42,6 +43,6 @@ def heading_ids(path: Path, mtime_ns: int = 0) -> tuple[str, ...]:
         for line in source.splitlines() if cell.get("cell_type") == "markdown" else ():
             heading = re.match(r"#{1,6}\s+(.*?)\s*#*\s*$", line)
             if heading:
-                text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading[1])   # [text](url) -> text
+                text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading[1])  # [text](url) -> text
                 ids.append(re.sub(r"[`*]", "", text).replace(" ", "-"))
     return tuple(ids)

@@ -38,10 +38,11 @@ NOTE [ Why SavedTensorMeter is blind to what checkpointing recomputes ]
      records it.
 All figures are ``int`` bytes.
 """
+
 from __future__ import annotations
 
 import weakref
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -77,7 +78,7 @@ class LiveMemory(TorchDispatchMode):
 
     def __init__(self):
         super().__init__()
-        self._live: dict = {}          # storage key -> bytes
+        self._live: dict = {}  # storage key -> bytes
         self.alive_bytes = self.peak_bytes = self.storages = 0
 
     def _released(self, key) -> None:
@@ -97,8 +98,7 @@ class LiveMemory(TorchDispatchMode):
             if nbytes == 0 or key in self._live:
                 continue
             if inputs is None:  # views and in-place results share an input's storage: not new
-                inputs = {_storage_key(a) for a in tree_flatten((args, kwargs))[0]
-                          if isinstance(a, torch.Tensor)}
+                inputs = {_storage_key(a) for a in tree_flatten((args, kwargs))[0] if isinstance(a, torch.Tensor)}
             if key in inputs:
                 continue
             self._live[key] = nbytes
@@ -112,8 +112,7 @@ class LiveMemory(TorchDispatchMode):
         return out
 
     def __repr__(self) -> str:
-        return (f"LiveMemory(alive_bytes={self.alive_bytes}, peak_bytes={self.peak_bytes}, "
-                f"storages={self.storages})")
+        return f"LiveMemory(alive_bytes={self.alive_bytes}, peak_bytes={self.peak_bytes}, storages={self.storages})"
 
 
 def _device_of(tensors: Iterable[torch.Tensor]) -> torch.device:
@@ -123,8 +122,9 @@ def _device_of(tensors: Iterable[torch.Tensor]) -> torch.device:
     return torch.device("cpu")
 
 
-def peak_live_bytes(step: Callable, *args, params: Iterable[torch.Tensor] = (),
-                    warmup: bool | None = None, **kwargs) -> int:
+def peak_live_bytes(
+    step: Callable, *args, params: Iterable[torch.Tensor] = (), warmup: bool | None = None, **kwargs
+) -> int:
     """Peak bytes alive above the start while ``step(*args, **kwargs)`` runs (typically a
     forward and a backward), recomputed activations included.
 

@@ -18,16 +18,20 @@ NOTE [ How saved bytes are counted ]
      activations included, use ``autograder.live_memory`` (its NOTE says why in full).
   5. Under saved_tensors_hooks autograd does not compare version counters when it unpacks
      (an in-place change of a saved tensor would silently give wrong gradients), so the meter
-     does that check itself and raises autograd's own "modified by an inplace operation" error,
-     for excluded tensors too (a parameter that ``optimizer.step()`` changed after it was saved).
+     does that check itself and raises autograd's own "modified by an inplace operation" error
+     (``explain.modified_inplace_message``), for excluded tensors too (a parameter that
+     ``optimizer.step()`` changed after it was saved).
 All figures are ``int`` bytes.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import torch
+
+from .explain import modified_inplace_message
 
 __all__ = ["SavedTensorMeter", "measure_saved", "CudaMemory", "cuda_memory"]
 
@@ -36,9 +40,9 @@ class _Packed:
     """What autograd holds instead of a saved tensor while the meter counts it (NOTE 1); ``key``
     is None for a tensor that is not counted (NOTE 3), which is kept only for the check of NOTE 5."""
 
-    __slots__ = ("tensor", "version", "key", "meter")
+    __slots__ = ("key", "meter", "tensor", "version")
 
-    def __init__(self, tensor: torch.Tensor, key, meter: "SavedTensorMeter"):
+    def __init__(self, tensor: torch.Tensor, key, meter: SavedTensorMeter):
         self.tensor, self.version, self.key, self.meter = tensor, tensor._version, key, meter
 
     def __del__(self):
@@ -95,10 +99,8 @@ class SavedTensorMeter:
             return packed
         t = packed.tensor
         if t._version != packed.version:  # NOTE 5: autograd skips this check under hooks
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{t.type()} {list(t.shape)}] is at version {t._version}; "
-                f"expected version {packed.version} instead. (Checked by SavedTensorMeter.)")
+            message = modified_inplace_message(t.type(), t.shape, t._version, packed.version)
+            raise RuntimeError(message + " (Checked by SavedTensorMeter.)")
         return t
 
     def _release(self, key) -> None:
@@ -110,7 +112,7 @@ class SavedTensorMeter:
             self.alive_bytes -= entry[1]
             del self._live[key]
 
-    def __enter__(self) -> "SavedTensorMeter":
+    def __enter__(self) -> SavedTensorMeter:
         self._hooks.__enter__()
         return self
 
@@ -118,8 +120,10 @@ class SavedTensorMeter:
         self._hooks.__exit__(*exc)
 
     def __repr__(self) -> str:
-        return (f"SavedTensorMeter(alive_bytes={self.alive_bytes}, peak_bytes={self.peak_bytes}, "
-                f"packed_tensors={self.packed_tensors})")
+        return (
+            f"SavedTensorMeter(alive_bytes={self.alive_bytes}, peak_bytes={self.peak_bytes}, "
+            f"packed_tensors={self.packed_tensors})"
+        )
 
 
 def measure_saved(fn, *args, exclude: Iterable[torch.Tensor] = (), **kwargs):

@@ -16,6 +16,7 @@ with ``-m browser`` / ``-m "not browser"``. They skip, saying why, when Playwrig
 missing (``apt-get install chromium``; ``COURSE_CHROMIUM`` may point to another Chromium binary),
 and fail instead when ``COURSE_REQUIRE_BROWSER`` is set, as in CI.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,30 +38,41 @@ import nbformat
 import pytest
 
 from autograder.grading.mistakes.ex01_graph import MISTAKES
+from tests.files import clone_files, fresh_jupyter_env
 
 try:
     from playwright.sync_api import sync_playwright
-except ImportError:          # pragma: no cover - depends on the machine
+except ImportError:  # pragma: no cover - depends on the machine
     sync_playwright = None
 
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "test-artifacts" / "browser"
 CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 VIEWPORT = {"width": 1280, "height": 900}
-SCREENSHOT_PAGE = 15000      # pixels of notebook per screenshot (Chromium's limit is about 16000)
+SCREENSHOT_PAGE = 15000  # pixels of notebook per screenshot (Chromium's limit is about 16000)
 LESSONS = sorted(p.name for p in (REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 EXERCISE = "ex01_graph"
-MISTAKE = "ex01-q2-sign"     # a typical mistake in question 2 (autograder/grading/mistakes/ex01_graph.py)
+MISTAKE = "ex01-q2-sign"  # a typical mistake in question 2 (autograder/grading/mistakes/ex01_graph.py)
 
 
 def _missing() -> str | None:
     if sync_playwright is None:
         return "Playwright is not installed: pip install -r requirements.txt"
     if not os.access(CHROMIUM, os.X_OK):
-        return (f"Chromium is not installed at {CHROMIUM}: install it with `apt-get install chromium` "
-                "(Debian/Ubuntu; .ci/run does), or set COURSE_CHROMIUM to a Chromium binary")
+        return (
+            f"Chromium is not installed at {CHROMIUM}: install it with `apt-get install chromium` "
+            "(Debian/Ubuntu; .ci/run does), or set COURSE_CHROMIUM to a Chromium binary"
+        )
     return None
 
 
@@ -144,8 +156,14 @@ SCROLLER = "window.jupyterapp.shell.currentWidget.node.querySelector('.jp-Window
 SCROLL_INFO = f"() => {{ const o = {SCROLLER}; return [o.scrollHeight, o.clientHeight, window.innerHeight]; }}"
 SCROLL_TO = f"(top) => {{ {SCROLLER}.scrollTop = top; }}"
 # Messages JupyterLab or ipywidgets show instead of an output they cannot render.
-RENDER_FAILURES = ("Cannot display", "Error displaying widget", "Loading widget", "No renderer could be found",
-                   "Javascript Error", "[Open Browser Console")
+RENDER_FAILURES = (
+    "Cannot display",
+    "Error displaying widget",
+    "Loading widget",
+    "No renderer could be found",
+    "Javascript Error",
+    "[Open Browser Console",
+)
 
 
 @dataclass
@@ -158,8 +176,9 @@ class Lab:
     process: subprocess.Popen
 
     def api(self, path: str, method: str = "GET"):
-        request = urllib.request.Request(f"{self.url}{path}", method=method,
-                                         headers={"Authorization": f"token {self.token}"})
+        request = urllib.request.Request(
+            f"{self.url}{path}", method=method, headers={"Authorization": f"token {self.token}"}
+        )
         with urllib.request.urlopen(request, timeout=10) as response:
             body = response.read()
         return json.loads(body) if body else None
@@ -184,15 +203,24 @@ def lab(tmp_path_factory):
         file = tmp / "settings" / f"{plugin}.jupyterlab-settings"
         file.parent.mkdir(parents=True, exist_ok=True)
         file.write_text(json.dumps(values))
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp / "config"), "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
-           "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
-           "IPYTHONDIR": str(tmp / "ipython")}
+    env = fresh_jupyter_env(os.environ, tmp)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     port, token = _free_port(), secrets.token_hex(16)
-    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-               "--ServerApp.port_retries=0", f"--ServerApp.token={token}", f"--ServerApp.root_dir={root}",
-               "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-               "--LabApp.expose_app_in_browser=True", "--allow-root"]
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.token={token}",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.expose_app_in_browser=True",
+        "--allow-root",
+    ]
     log_path = ARTIFACTS / "jupyterlab.log"
     with open(log_path, "w") as log:
         process = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -212,9 +240,9 @@ def lab(tmp_path_factory):
         yield server
     finally:
         try:
-            server.api("/api/shutdown", method="POST")      # stops the kernels too
+            server.api("/api/shutdown", method="POST")  # stops the kernels too
             process.wait(timeout=20)
-        except Exception:
+        except Exception:  # noqa: BLE001 (whatever stopped the clean shutdown, the server must go)
             process.terminate()
             try:
                 process.wait(timeout=10)
@@ -228,8 +256,12 @@ def browser(tmp_path_factory):
     """Headless Chromium with a fresh profile."""
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=CHROMIUM, headless=True,
-            args=CHROMIUM_ARGS, viewport=VIEWPORT)
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport=VIEWPORT,
+        )
         context.set_default_timeout(60_000)
         yield context
         context.close()
@@ -252,8 +284,9 @@ def open_notebook(lab, lab_page):
     kernel is idle; afterwards the notebook is closed unsaved and its kernel shut down."""
 
     def open_(path: str):
-        lab_page.evaluate("async (path) => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }",
-                          path)
+        lab_page.evaluate(
+            "async (path) => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }", path
+        )
         lab_page.wait_for_function(NOTEBOOK_READY, arg=path, timeout=120_000)
         lab_page.evaluate("() => { window.jupyterapp.shell.collapseLeft(); window.jupyterapp.shell.collapseRight(); }")
         return lab_page
@@ -275,13 +308,13 @@ def screenshot(page, name: str) -> list[Path]:
         if re.fullmatch(rf"{re.escape(name)}(-\d+)?\.png", old.name):
             old.unlink()
     total, inner, window = page.evaluate(SCROLL_INFO)
-    chrome = window - inner              # menu, tabs, toolbar and status bar
+    chrome = window - inner  # menu, tabs, toolbar and status bar
     paths = []
     try:
         for k, top in enumerate(range(0, total, SCREENSHOT_PAGE)):
             height = min(SCREENSHOT_PAGE, total - top)
             page.set_viewport_size({"width": VIEWPORT["width"], "height": height + chrome})
-            page.wait_for_function(f"() => {SCROLLER}.clientHeight === {height}")   # laid out again
+            page.wait_for_function(f"() => {SCROLLER}.clientHeight === {height}")  # laid out again
             page.evaluate(SCROLL_TO, top)
             page.wait_for_function(f"() => Math.abs({SCROLLER}.scrollTop - {top}) <= 1")
             page.wait_for_timeout(300)
@@ -318,8 +351,9 @@ def picture_problems(cells: list[dict], shown: list[dict]) -> list[str]:
     problems = []
     for cell, view in zip(cells, shown):
         i = cell["index"]
-        expected = sum(1 for out in cell["outputs"] if out.get("data", {}).keys()
-                       & {"image/svg+xml", "image/png", "image/jpeg"})
+        expected = sum(
+            1 for out in cell["outputs"] if out.get("data", {}).keys() & {"image/svg+xml", "image/png", "image/jpeg"}
+        )
         for out in cell["outputs"]:
             if "image/svg+xml" in out.get("data", {}) and "text/html" not in out["data"]:
                 problems.append(f"cell {i}: an SVG drawing without a text version (use draw() or Figure)")
@@ -375,18 +409,23 @@ def widget_problems(page, shown: list[dict]) -> list[str]:
             root.scroll_into_view_if_needed()
             action = interact(root)
             try:
-                page.wait_for_function("([el, before]) => el.innerText.trim() !== '' && el.innerText !== before",
-                                       arg=[outputs.first.element_handle(), before], timeout=30_000)
+                page.wait_for_function(
+                    "([el, before]) => el.innerText.trim() !== '' && el.innerText !== before",
+                    arg=[outputs.first.element_handle(), before],
+                    timeout=30_000,
+                )
                 page.wait_for_function(KERNEL_IDLE, timeout=30_000)
                 page.wait_for_timeout(300)
-            except Exception:
+            except Exception:  # noqa: BLE001 (a timeout of any kind is the finding)
                 problems.append(f"cell {view['index']}: explorer {n} did not change after it {action}")
                 continue
             after = outputs.first.inner_text()
             failed = root.locator('[data-mime-type="application/vnd.jupyter.stderr"]')
             if after == before or failed.count():
-                problems.append(f"cell {view['index']}: explorer {n} {action} and then showed "
-                                f"{'an error' if failed.count() else 'the same output'}: {after[:300]}")
+                problems.append(
+                    f"cell {view['index']}: explorer {n} {action} and then showed "
+                    f"{'an error' if failed.count() else 'the same output'}: {after[:300]}"
+                )
     return problems
 
 
@@ -405,15 +444,19 @@ def test_lesson_runs_and_shows_everything(open_notebook, name):
     unrun = [f"before running: {p}" for p in picture_problems(page.evaluate(CELLS), page.evaluate(RENDERED))]
     status = page.evaluate(RUN_ALL, 240_000)
     assert status != "timeout", f"{name}: Run All did not finish in 240 s"
-    for _ in range(2):                   # done, and still done a moment later
+    for _ in range(2):  # done, and still done a moment later
         page.wait_for_function(ALL_DONE, timeout=240_000)
-        page.wait_for_timeout(500)       # let the last outputs and widgets render
+        page.wait_for_timeout(500)  # let the last outputs and widgets render
     cells, shown = page.evaluate(CELLS), page.evaluate(RENDERED)
     screenshot(page, stem)
     problems = unrun + output_problems(cells) + picture_problems(cells, shown)
     widgets = sum(len(view["widgets"]) for view in shown)
-    expected_widgets = sum(1 for cell in cells for out in cell["outputs"]
-                           if "application/vnd.jupyter.widget-view+json" in out.get("data", {}))
+    expected_widgets = sum(
+        1
+        for cell in cells
+        for out in cell["outputs"]
+        if "application/vnd.jupyter.widget-view+json" in out.get("data", {})
+    )
     if widgets != expected_widgets:
         problems.append(f"{expected_widgets} widget outputs, {widgets} explorers rendered")
     if not name.startswith("00_") and not expected_widgets:
@@ -433,27 +476,35 @@ def _cell(cells: list[dict], grade_id: str) -> dict:
 def _run(page, index: int, keys: str = "Shift+Enter") -> None:
     """Run cell ``index`` as a learner does (Shift-Enter from its editor) and wait until it ran."""
     before = max((c["count"] or 0) for c in page.evaluate(CELLS))
-    page.evaluate("(i) => { const nb = window.jupyterapp.shell.currentWidget.content; "
-                  "nb.activeCellIndex = i; nb.mode = 'command'; nb.activeCell.node.focus(); }", index)
+    page.evaluate(
+        "(i) => { const nb = window.jupyterapp.shell.currentWidget.content; "
+        "nb.activeCellIndex = i; nb.mode = 'command'; nb.activeCell.node.focus(); }",
+        index,
+    )
     page.keyboard.press(keys)
-    page.wait_for_function("""([i, before]) => {
+    page.wait_for_function(
+        """([i, before]) => {
         const w = window.jupyterapp.shell.currentWidget, c = w.content.widgets[i];
         const k = w.sessionContext.session.kernel;
         return c.model.executionCount > before && k.status === 'idle';
-    }""", arg=[index, before], timeout=60_000)
+    }""",
+        arg=[index, before],
+        timeout=60_000,
+    )
     page.wait_for_timeout(300)
 
 
 def _type_answer(page, index: int, source: str) -> None:
     """Replace the source of cell ``index`` by typing ``source`` into its editor."""
-    _current(page)                       # other notebooks may be open, in hidden tabs
+    _current(page)  # other notebooks may be open, in hidden tabs
     editor = page.locator("[data-course-current] .jp-Notebook .jp-Cell").nth(index).locator(".cm-content")
     editor.scroll_into_view_if_needed()
     editor.click()
     page.keyboard.press("Control+a")
     page.keyboard.insert_text(source)
-    typed = page.evaluate("(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.sharedModel.getSource()",
-                          index)
+    typed = page.evaluate(
+        "(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.sharedModel.getSource()", index
+    )
     assert typed == source, f"the editor holds something else than what was typed:\n{typed}"
 
 
@@ -461,22 +512,22 @@ def _solution_answer(grade_id: str) -> str:
     """The solution of an answer cell as a learner would write it (no nbgrader markers)."""
     notebook = nbformat.read(REPO / "solutions" / EXERCISE / f"{EXERCISE}.ipynb", as_version=4)
     source = next(c.source for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
-    return "\n".join(line for line in source.splitlines()
-                     if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION"))
+    return "\n".join(
+        line for line in source.splitlines() if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION")
+    )
 
 
 def test_exercise_check_accepts_a_right_answer_and_diagnoses_a_mistake(open_notebook):
     """In the learner's copy of exercise 1: a right answer to question 2 makes its check cell print
     OK; a typical mistake (the residual's sign flipped) makes it name the mistake. (Screenshots:
     test-artifacts/browser/ex01_graph-right.png and ex01_graph-mistake.png.)"""
-    (answer_id, mistake), = MISTAKES[MISTAKE]["answers"].items()
-    (check_id, phrase), = MISTAKES[MISTAKE]["fails"].items()
+    ((answer_id, mistake),) = MISTAKES[MISTAKE]["answers"].items()
+    ((check_id, phrase),) = MISTAKES[MISTAKE]["fails"].items()
     page = open_notebook(f"exercises/{EXERCISE}/{EXERCISE}.ipynb")
     cells = page.evaluate(CELLS)
     _run(page, _cell(cells, "setup")["index"])
     answer, check = _cell(cells, answer_id)["index"], _cell(cells, check_id)["index"]
-    for label, source, expected in (("right", _solution_answer(answer_id), None),
-                                    ("mistake", mistake, phrase)):
+    for label, source, expected in (("right", _solution_answer(answer_id), None), ("mistake", mistake, phrase)):
         _type_answer(page, answer, source)
         _run(page, answer)
         _run(page, check)
@@ -496,8 +547,7 @@ def test_exercise_check_accepts_a_right_answer_and_diagnoses_a_mistake(open_note
 START_PAGE = "notebooks/00_start.ipynb"
 # nbgrader's instructor tools and JupyterLab's news must not reach a learner (jupyter/learner/):
 # the commands those plugins would register, and the words they would show.
-INSTRUCTOR_COMMANDS = ["nbgrader:open-create-assignment", "nbgrader:open-formgrader",
-                       "nbgrader:open-course-list"]
+INSTRUCTOR_COMMANDS = ["nbgrader:open-create-assignment", "nbgrader:open-formgrader", "nbgrader:open-course-list"]
 INSTRUCTOR_WORDS = ["Create Assignment", "Formgrader", "Nbgrader", "Course List"]
 URL_PRINTED = re.compile(r"http://(?:localhost|127\.0\.0\.1):\d+/\S*\?token=\w+")
 
@@ -512,12 +562,10 @@ def course_copy(destination: Path) -> Path:
         if os.environ.get("COURSE_REQUIRE_BROWSER"):
             pytest.fail(reason)
         pytest.skip(reason)
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=REPO, capture_output=True, check=True).stdout.decode().split("\0")
-    for name in filter(None, listed):
+    for name in clone_files(REPO):
         source = REPO / name
         if name == ".venv" or name.startswith(".venv/") or not source.is_file():
-            continue                     # the link itself; deleted files still in the index
+            continue  # the link itself; deleted files still in the index
         (destination / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, destination / name)
     (destination / ".venv").symlink_to((REPO / ".venv").resolve())
@@ -538,17 +586,26 @@ def course_lab(tmp_path_factory):
     settings, as on a learner's first day. Yields the URL the command printed."""
     tmp = tmp_path_factory.mktemp("course-lab")
     root = course_copy(tmp / "course")
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp / "config"), "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
-           "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
-           "IPYTHONDIR": str(tmp / "ipython"), "PYTHONPATH": str(root)}
-    env.pop("JUPYTER_CONFIG_PATH", None)
+    env = {**fresh_jupyter_env(os.environ, tmp), "PYTHONPATH": str(root)}
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     log_path = ARTIFACTS / "course-lab.log"
     with open(log_path, "w") as log:
-        process = subprocess.Popen(["./course", "lab", "--no-browser", f"--port={port}", "--ServerApp.port_retries=0",
-                                    "--LabApp.expose_app_in_browser=True"],
-                                   cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            [
+                "./course",
+                "lab",
+                "--no-browser",
+                f"--port={port}",
+                "--ServerApp.port_retries=0",
+                "--LabApp.expose_app_in_browser=True",
+            ],
+            cwd=root,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     urls = []
     try:
         deadline = time.monotonic() + 120
@@ -561,13 +618,16 @@ def course_lab(tmp_path_factory):
         yield urls[0]
     finally:
         try:
-            parts = urllib.parse.urlsplit(urls[0])          # IndexError without a URL: terminate
+            parts = urllib.parse.urlsplit(urls[0])  # IndexError without a URL: terminate
             token = urllib.parse.parse_qs(parts.query)["token"][0]
-            request = urllib.request.Request(f"{parts.scheme}://{parts.netloc}/api/shutdown", method="POST",
-                                             headers={"Authorization": f"token {token}"})
-            urllib.request.urlopen(request, timeout=10).close()      # stops the kernels too
+            request = urllib.request.Request(
+                f"{parts.scheme}://{parts.netloc}/api/shutdown",
+                method="POST",
+                headers={"Authorization": f"token {token}"},
+            )
+            urllib.request.urlopen(request, timeout=10).close()  # stops the kernels too
             process.wait(timeout=20)
-        except Exception:
+        except Exception:  # noqa: BLE001 (whatever stopped the clean shutdown, the server must go)
             process.terminate()
             try:
                 process.wait(timeout=10)
@@ -635,15 +695,21 @@ def _scroll_to(page, link) -> None:
 
 def _no_instructor_tools_nor_news(page) -> list[str]:
     """What a learner should not see: nbgrader's instructor tools, a news or update pop-up."""
-    problems = [f"the command {c} exists" for c in INSTRUCTOR_COMMANDS
-                if page.evaluate("(c) => window.jupyterapp.commands.hasCommand(c)", c)]
+    problems = [
+        f"the command {c} exists"
+        for c in INSTRUCTOR_COMMANDS
+        if page.evaluate("(c) => window.jupyterapp.commands.hasCommand(c)", c)
+    ]
     for words in INSTRUCTOR_WORDS:
         shown = page.get_by_text(words, exact=True)
         if any(shown.nth(i).is_visible() for i in range(shown.count())):
             problems.append(f"{words!r} is on the screen")
     toasts = page.locator(".Toastify__toast")
-    problems += [f"a notification is shown: {toasts.nth(i).inner_text()[:200]}" for i in range(toasts.count())
-                 if toasts.nth(i).is_visible()]
+    problems += [
+        f"a notification is shown: {toasts.nth(i).inner_text()[:200]}"
+        for i in range(toasts.count())
+        if toasts.nth(i).is_visible()
+    ]
     return problems
 
 
@@ -663,11 +729,12 @@ def test_learner_first_hour_through_course_lab(course_lab, browser):
         page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.shell)", timeout=120_000)
         page.evaluate("async () => { await window.jupyterapp.restored; }")
         _opened(page, START_PAGE)
-        page.wait_for_timeout(3000)              # JupyterLab asks about news a moment after start
+        page.wait_for_timeout(3000)  # JupyterLab asks about news a moment after start
         page.screenshot(path=str(ARTIFACTS / "learner-1-start.png"))
         problems = _no_instructor_tools_nor_news(page)
-        formgrader = urllib.request.Request(f"{parts.scheme}://{parts.netloc}/formgrader",
-                                            headers={"Authorization": f"token {token}"})
+        formgrader = urllib.request.Request(
+            f"{parts.scheme}://{parts.netloc}/formgrader", headers={"Authorization": f"token {token}"}
+        )
         try:
             urllib.request.urlopen(formgrader, timeout=10).close()
             problems.append("the server answers /formgrader")
@@ -685,8 +752,8 @@ def test_learner_first_hour_through_course_lab(course_lab, browser):
         _opened(page, exercise)
         cells = page.evaluate(CELLS)
         _run(page, _cell(cells, "setup")["index"])
-        (answer_id, _), = MISTAKES[MISTAKE]["answers"].items()
-        (check_id, _), = MISTAKES[MISTAKE]["fails"].items()
+        ((answer_id, _),) = MISTAKES[MISTAKE]["answers"].items()
+        ((check_id, _),) = MISTAKES[MISTAKE]["fails"].items()
         answer, check = _cell(cells, answer_id)["index"], _cell(cells, check_id)["index"]
         _type_answer(page, answer, _solution_answer(answer_id))
         _run(page, answer)

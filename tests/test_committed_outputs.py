@@ -4,6 +4,7 @@
 tell nothing to a learner, differ on every machine and leak where the author worked. Tracebacks
 are read too (ANSI colour codes removed first): a stored traceback is where such paths hide.
 """
+
 import re
 from pathlib import Path
 
@@ -15,8 +16,10 @@ NOTEBOOKS = sorted([*REPO.glob("notebooks/*.ipynb"), *REPO.glob("exercises/*/*.i
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # An absolute path under a machine's own folders, or any path through a .venv folder. A URL's
 # path (https://host/usr/...) is not one: the character before the slash must not belong to a URL.
-MACHINE_PATH = re.compile(r"(?<![\w.:/-])/(?:usr|root|home|tmp|var|opt|work|srv|mnt|Users|private|etc)/[^\s'\"<>),]*"
-                          r"|[^\s'\"<>(]*\.venv/[^\s'\"<>),]*")
+MACHINE_PATH = re.compile(
+    r"(?<![\w.:/-])/(?:usr|root|home|tmp|var|opt|work|srv|mnt|Users|private|etc)/[^\s'\"<>),]*"
+    r"|[^\s'\"<>(]*\.venv/[^\s'\"<>),]*"
+)
 
 
 def machine_paths(text: str) -> list[str]:
@@ -27,12 +30,16 @@ def machine_paths(text: str) -> list[str]:
 def test_the_pattern_finds_what_it_must():
     """Does the pattern find the paths of a real traceback (also between colour codes), and leave
     relative paths and URLs alone?"""
-    found = machine_paths('\x1b[32m/usr/lib/python3/site-packages/torch/_tensor.py:581\x1b[39m, '
-                          'File "/root/x.py", /home/ada/c/x.py /tmp/ipykernel_1/2.py '
-                          '.venv/lib/python3.11/site-packages/torch/autograd/__init__.py')
+    found = machine_paths(
+        "\x1b[32m/usr/lib/python3/site-packages/torch/_tensor.py:581\x1b[39m, "
+        'File "/root/x.py", /home/ada/c/x.py /tmp/ipykernel_1/2.py '
+        ".venv/lib/python3.11/site-packages/torch/autograd/__init__.py"
+    )
     assert len(found) == 5, found
-    assert not machine_paths("notebooks/05_inplace.ipynb#Pitfalls https://docs.pytorch.org/docs/stable/x.html "
-                             "../exercises/ex01_graph/ex01_graph.ipynb a/usr/b 1/2")
+    assert not machine_paths(
+        "notebooks/05_inplace.ipynb#Pitfalls https://docs.pytorch.org/docs/stable/x.html "
+        "../exercises/ex01_graph/ex01_graph.ipynb a/usr/b 1/2"
+    )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(REPO)))
@@ -61,5 +68,6 @@ def _texts(out) -> list[str]:
         elif isinstance(value, list):
             for item in value:
                 walk(item)
+
     walk(dict(out))
     return texts

@@ -1,4 +1,5 @@
 """Does diagnose() name each typical autograd mistake? One test per diagnosis."""
+
 import pytest
 import torch
 
@@ -44,11 +45,14 @@ def test_opposite_sign():
     assert diagnose(-REF, REF).kind == "sign"
 
 
-@pytest.mark.parametrize("received,kind", [
-    (torch.ones(2), "shape"),
-    (REF.double(), "dtype"),
-    ("3.0", "type"),
-])
+@pytest.mark.parametrize(
+    "received,kind",
+    [
+        (torch.ones(2), "shape"),
+        (REF.double(), "dtype"),
+        ("3.0", "type"),
+    ],
+)
 def test_shape_dtype_and_type_mismatches(received, kind):
     """Are a wrong shape, a wrong dtype and a non-tensor each named?"""
     assert diagnose(received, REF).kind == kind
@@ -89,18 +93,22 @@ def test_tolerances_depend_on_dtype():
 PARTS = {"x": 128, "the ReLU output": 96}
 
 
-@pytest.mark.parametrize("received,kind,phrase", [
-    (224, "ok", "correct"),
-    (320, "double", "the ReLU output. Was it counted twice"),
-    (96, "missing", "exactly the size of x"),
-    (448, "double", "2x"),
-    (896, "multiple", "exactly 4x the expected figure: 4 graphs"),
-    (56, "fraction", "elements rather than bytes"),
-    (224.0, "type", "int number of bytes"),
-    (225, "mismatch", "+1 B"),
-])
+@pytest.mark.parametrize(
+    "received,kind,phrase",
+    [
+        (224, "ok", "correct"),
+        (320, "double", "the ReLU output. Was it counted twice"),
+        (96, "missing", "exactly the size of x"),
+        (448, "double", "2x"),
+        (896, "multiple", "exactly 4x the expected figure: 4 graphs"),
+        (56, "fraction", "elements rather than bytes"),
+        (224.0, "type", "int number of bytes"),
+        (225, "mismatch", "+1 B"),
+    ],
+)
 def test_memory_figures_name_the_slip(received, kind, phrase):
     """Is a byte count off by one saved storage, doubled, or in elements named as such?"""
     from autograder.compare import diagnose_bytes
+
     d = diagnose_bytes(received, 224, parts=PARTS)
     assert d.kind == kind and phrase in d.message

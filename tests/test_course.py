@@ -1,6 +1,7 @@
 """Does the course hold together: do the solutions pass their own hidden tests, does a blank
 release score 0, does each typical mistake get partial marks and a diagnosis that names it, is
 exercises/ generated from solutions/, and do plain nbgrader commands work on the course?"""
+
 import copy
 import csv
 import html
@@ -22,6 +23,7 @@ from autograder.grading.mistakes import MISTAKES
 from autograder.grading.release import stale
 from autograder.grading.sandbox import Sandbox
 from autograder.lessons import COURSE_ROOT
+from tests.files import clone_files
 
 from .grading.conftest import require_sandbox
 
@@ -96,9 +98,7 @@ def readme_instructor_block() -> str:
 def clean_clone(dest: Path) -> Path:
     """What a fresh clone holds (tracked files, plus new files not ignored), with .venv linked to
     the environment running the tests."""
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                           cwd=COURSE_ROOT, check=True, capture_output=True).stdout.decode().split("\0")
-    for rel in filter(None, files):
+    for rel in clone_files(COURSE_ROOT):
         if (COURSE_ROOT / rel).is_file() and not (COURSE_ROOT / rel).is_symlink():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(COURSE_ROOT / rel, dest / rel)
@@ -112,12 +112,17 @@ def careless(notebook: nbformat.NotebookNode, tampered: str) -> nbformat.Noteboo
     nb = copy.deepcopy(notebook)
     cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == tampered)
     cell.source = "# the learner's note in a locked cell\n" + cell.source
-    answer = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")
-                  and re.search(r"^def (\w+)", c.source, re.MULTILINE))
+    answer = next(
+        c
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("solution") and re.search(r"^def (\w+)", c.source, re.MULTILINE)
+    )
     name = re.search(r"^def (\w+)", answer.source, re.MULTILINE).group(1)
-    answer.source += (f"\n\n_answer = {name}\n\ndef {name}(*args, **kwargs):\n"
-                      "    torch.tensor(torch.ones(1))  # UserWarning: copy-constructing a tensor\n"
-                      f"    return _answer(*args, **kwargs)\n")
+    answer.source += (
+        f"\n\n_answer = {name}\n\ndef {name}(*args, **kwargs):\n"
+        "    torch.tensor(torch.ones(1))  # UserWarning: copy-constructing a tensor\n"
+        f"    return _answer(*args, **kwargs)\n"
+    )
     return nb
 
 
@@ -136,8 +141,11 @@ def test_readme_plain_nbgrader_steps_grade_a_class_from_a_clean_clone(tmp_path):
     clone = clean_clone(tmp_path / "course")
     assignment = PLAIN_ASSIGNMENT
     name, source = load_sources(clone / "solutions")[assignment]
-    points = {c.metadata.nbgrader["grade_id"]: float(c.metadata.nbgrader["points"])
-              for c in source.cells if c.metadata.get("nbgrader", {}).get("grade")}
+    points = {
+        c.metadata.nbgrader["grade_id"]: float(c.metadata.nbgrader["points"])
+        for c in source.cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+    }
     tampered = next(c.metadata.nbgrader["grade_id"] for c in source.cells if is_test(c))
     expected = build_demo_class(tmp_path / "demo")
     wrong = next(s for s in MISTAKES[assignment])
@@ -165,10 +173,15 @@ def test_readme_plain_nbgrader_steps_grade_a_class_from_a_clean_clone(tmp_path):
     assert {s: float(r["score"]) for s, r in rows.items()} == want, rows
     assert all(float(r["max_score"]) == full for r in rows.values()), rows
 
-    secret = {line.strip() for cell in source.cells
-              for region in re.findall(r"BEGIN HIDDEN TESTS.*?\n(.*?)^[^\n]*END HIDDEN TESTS",
-                                       cell.source, re.DOTALL | re.MULTILINE)
-              for line in region.splitlines() if re.search(r"\w", line)}
+    secret = {
+        line.strip()
+        for cell in source.cells
+        for region in re.findall(
+            r"BEGIN HIDDEN TESTS.*?\n(.*?)^[^\n]*END HIDDEN TESTS", cell.source, re.DOTALL | re.MULTILINE
+        )
+        for line in region.splitlines()
+        if re.search(r"\w", line)
+    }
     assert secret, "the assignment should have hidden tests"
     for student in submissions.keys() | {"careless"}:
         submitted = nbformat.read(clone / "submitted" / student / assignment / name, as_version=4)
@@ -179,7 +192,9 @@ def test_readme_plain_nbgrader_steps_grade_a_class_from_a_clean_clone(tmp_path):
         assert not leaked, (student, leaked)
         assert "<script" not in page and not re.search(r"(src|href)=\"https?:", page), student
         assert "<math" in page and "$$" not in text, student
-    wrong_page = page_text((clone / "feedback" / "wrong" / assignment / name.replace(".ipynb", ".html")).read_text(encoding="utf-8"))
+    wrong_page = page_text(
+        (clone / "feedback" / "wrong" / assignment / name.replace(".ipynb", ".html")).read_text(encoding="utf-8")
+    )
     for phrase in expected[(wrong, assignment)]["fails"].values():
         assert phrase in wrong_page
 

@@ -1,4 +1,5 @@
 """Are drawings deterministic, labelled, and readable without Graphviz?"""
+
 import base64
 import re
 
@@ -48,9 +49,11 @@ def test_html_figure_has_alt_text_and_a_table_of_nodes_and_saved_tensors():
     drawing = draw(out, names={"w": w})
     page = drawing._repr_mimebundle_()["text/html"]
     alt = describe(drawing.graph)
-    assert alt == ("Autograd graph, 4 backward Nodes (SumBackward0, MulBackward0, SigmoidBackward0; "
-                   "AccumulateGrad for w) and 2 saved tensors. The text version lists every Node, "
-                   "where it sends its gradient and what it saved.")
+    assert alt == (
+        "Autograd graph, 4 backward Nodes (SumBackward0, MulBackward0, SigmoidBackward0; "
+        "AccumulateGrad for w) and 2 saved tensors. The text version lists every Node, "
+        "where it sends its gradient and what it saved."
+    )
     assert page.startswith('<figure class="autograd-drawing"><img src="data:image/svg+xml;base64,')
     assert f'alt="{alt}"' in page
     assert "<summary>Text version" in page and page.count("<tr>") == 1 + len(drawing.graph)

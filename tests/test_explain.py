@@ -4,6 +4,7 @@ Every kind is produced here by running a tiny program, and again by a realistic 
 messages are never pasted, except to check that older PyTorch wordings still match (their stable
 parts) and for the command line, which reads pasted tracebacks.
 """
+
 import html
 import os
 import re
@@ -18,21 +19,28 @@ import torch
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-import autograder
-from autograder.explain import KINDS, explain
+from autograder.explain import KINDS, MODIFIED_INPLACE, explain, modified_inplace_message
 from autograder.lessons import COURSE_ROOT, heading_ids
 
 # The oracle: kind -> family, as the course promises it (independent of the KINDS table).
 FAMILY = {
-    "not_built": "not built", "consumed": "consumed", "modified_inplace": "changed",
-    "view_inplace": "changed", "leaf_inplace": "changed", "inference_tensor": "changed",
-    "inference_version": "changed", "create_graph_cycle": "kept alive", "nonleaf_grad": "usage",
-    "checkpoint_use_reentrant": "usage", "checkpoint_no_grad_input": "usage",
+    "not_built": "not built",
+    "consumed": "consumed",
+    "modified_inplace": "changed",
+    "view_inplace": "changed",
+    "leaf_inplace": "changed",
+    "inference_tensor": "changed",
+    "inference_version": "changed",
+    "create_graph_cycle": "kept alive",
+    "nonleaf_grad": "usage",
+    "checkpoint_use_reentrant": "usage",
+    "checkpoint_no_grad_input": "usage",
     "checkpoint_reentrant_grad": "usage",
-    "non_scalar_output": "usage", "custom_function_gradients": "usage", "unknown": "unknown",
+    "non_scalar_output": "usage",
+    "custom_function_gradients": "usage",
+    "unknown": "unknown",
 }
-WARNING_KINDS = {"nonleaf_grad", "checkpoint_use_reentrant", "checkpoint_no_grad_input",
-                 "create_graph_cycle"}
+WARNING_KINDS = {"nonleaf_grad", "checkpoint_use_reentrant", "checkpoint_no_grad_input", "create_graph_cycle"}
 
 
 def raised(program) -> Exception:
@@ -163,19 +171,27 @@ def test_every_kind_is_tested_and_has_a_family():
 def test_inplace_cause_names_shape_op_and_versions():
     """Does the in-place error's cause name the shape, the op that made the tensor, both versions?"""
     e = explain(raised(_modified_sigmoid))
-    assert e.details == {"type": "torch.FloatTensor", "shape": "2", "output": "0", "op": "Sigmoid",
-                         "version": "1", "expected": "0"}
+    assert e.details == {
+        "type": "torch.FloatTensor",
+        "shape": "2",
+        "output": "0",
+        "op": "Sigmoid",
+        "version": "1",
+        "expected": "0",
+    }
     for words in ("[2]", "Sigmoid", "version 0", "version 1", "1 in-place change"):
         assert words in e.cause
 
 
 def test_inplace_on_a_plain_tensor_says_no_op_made_it():
     """Is a changed tensor that no op made (no 'which is output') called so, with a hint at weights?"""
+
     def program():
         w, a = _leaf(), torch.tensor([3.0, 4.0])
         y = w * a
         a.add_(1)
         y.sum().backward()
+
     e = explain(raised(program))
     assert e.kind == "modified_inplace" and "op" not in e.details
     assert "no recorded operation produced" in e.cause and "optimizer.step()" in e.cause
@@ -194,11 +210,13 @@ def test_view_cause_names_the_multi_view_op():
 
 def test_view_made_under_no_grad():
     """Is a view made in no_grad and changed outside it explained with its own fix?"""
+
     def program():
         y = _leaf() * 1
         with torch.no_grad():
             v = y[:1]
         v.mul_(2)
+
     e = explain(raised(program))
     assert e.kind == "view_inplace" and "no_grad" in e.cause and "both outside" in e.fix
 
@@ -211,10 +229,12 @@ def test_leaf_view_is_a_leaf_error():
 
 def test_inference_tensor_changed_outside_inference_mode():
     """Is an in-place update of an inference tensor outside inference mode recognised?"""
+
     def program():
         with torch.inference_mode():
             t = torch.ones(2)
         t.add_(1)
+
     e = explain(raised(program))
     assert e.kind == "inference_tensor" and "changed in place" in e.cause
 
@@ -230,7 +250,7 @@ def test_backward_in_inference_mode_spoils_grad():
     assert "p.grad = None" in e.fix
     pasted = "".join(traceback.format_exception(error))
     assert explain(pasted).details == {"inference_grad": True}
-    assert explain(str(error)).details == {}                # no traceback: nothing says backward
+    assert explain(str(error)).details == {}  # no traceback: nothing says backward
 
 
 def test_inference_version_says_inference_tensors_have_none():
@@ -242,9 +262,11 @@ def test_inference_version_says_inference_tensors_have_none():
 def test_reentrant_checkpoint_with_autograd_grad():
     """Is autograd.grad (or backward(inputs=...)) through a reentrant checkpoint explained with the
     non-reentrant fix?"""
+
     def backward_with_inputs():
         x = _leaf()
         checkpoint(torch.sin, x, use_reentrant=True).sum().backward(inputs=[x])
+
     for program in (_reentrant_checkpoint_with_grad, backward_with_inputs):
         e = explain(raised(program))
         assert e.kind == "checkpoint_reentrant_grad" and "use_reentrant=False" in e.fix
@@ -269,8 +291,8 @@ def gan_step_between_backwards():
         d_loss = bce(D(real), torch.ones(16, 1)) + bce(d_fake, torch.zeros(16, 1))
         opt_d.zero_grad()
         d_loss.backward(retain_graph=True)
-        opt_d.step()                                  # changes D's weights in place
-        g_loss = bce(d_fake, torch.ones(16, 1))       # ... which this graph saved
+        opt_d.step()  # changes D's weights in place
+        g_loss = bce(d_fake, torch.ones(16, 1))  # ... which this graph saved
         opt_g.zero_grad()
         g_loss.backward()
         opt_g.step()
@@ -282,7 +304,7 @@ def rnn_hidden_state_not_detached():
     opt = torch.optim.SGD(cell.parameters(), lr=0.1)
     h = torch.zeros(2, 5)
     for _ in range(3):
-        h = cell(torch.randn(2, 3), h)                # h = h.detach() is missing
+        h = cell(torch.randn(2, 3), h)  # h = h.detach() is missing
         loss = h.pow(2).mean()
         opt.zero_grad()
         loss.backward()
@@ -328,15 +350,15 @@ def evaluation_backward_in_inference_mode():
 
     def train_step():
         loss = model(torch.randn(4, 3)).pow(2).mean()
-        opt.zero_grad(set_to_none=False)          # keeps .grad, zeroes it in place
+        opt.zero_grad(set_to_none=False)  # keeps .grad, zeroes it in place
         loss.backward()
         opt.step()
 
     train_step()
     loss = model(torch.randn(4, 3)).pow(2).mean()
     with torch.inference_mode():
-        model.weight.grad = None                 # the evaluation's own gradient, freshly made ...
-        loss.backward()                          # ... as an inference tensor
+        model.weight.grad = None  # the evaluation's own gradient, freshly made ...
+        loss.backward()  # ... as an inference tensor
     train_step()
 
 
@@ -357,7 +379,7 @@ def gradient_penalty_through_reentrant_checkpoint():
     for _ in range(2):
         x = torch.randn(8, 4, requires_grad=True)
         out = checkpoint(block, x, use_reentrant=True)
-        grad_x, = torch.autograd.grad(out.sum(), x, create_graph=True)
+        (grad_x,) = torch.autograd.grad(out.sum(), x, create_graph=True)
         (out.pow(2).mean() + grad_x.pow(2).mean()).backward()
 
 
@@ -380,7 +402,7 @@ def logging_activation_gradients():
     for _ in range(2):
         hidden = torch.relu(l1(torch.randn(5, 3)))
         l2(hidden).pow(2).mean().backward()
-        _ = hidden.grad                              # None: hidden is not a leaf
+        _ = hidden.grad  # None: hidden is not a leaf
 
 
 class Block(nn.Module):
@@ -388,8 +410,7 @@ class Block(nn.Module):
 
     def __init__(self, reentrant=None):
         super().__init__()
-        self.layer, self.kwargs = nn.Linear(4, 4), ({} if reentrant is None else
-                                                    {"use_reentrant": reentrant})
+        self.layer, self.kwargs = nn.Linear(4, 4), ({} if reentrant is None else {"use_reentrant": reentrant})
 
     def forward(self, x):
         return checkpoint(self.layer, x, **self.kwargs)
@@ -457,8 +478,7 @@ REALISTIC = {
     "inference_version": versions_logged_on_cached_features,
     "nonleaf_grad": logging_activation_gradients,
     "checkpoint_use_reentrant": lambda: _train(nn.Sequential(nn.Linear(4, 4), Block())),
-    "checkpoint_no_grad_input": lambda: _train(nn.Sequential(Block(reentrant=True),
-                                                             nn.Linear(4, 1))),
+    "checkpoint_no_grad_input": lambda: _train(nn.Sequential(Block(reentrant=True), nn.Linear(4, 1))),
     "checkpoint_reentrant_grad": gradient_penalty_through_reentrant_checkpoint,
     "create_graph_cycle": gradient_penalty_with_backward_create_graph,
     "non_scalar_output": per_sample_loss,
@@ -484,7 +504,7 @@ def test_realistic_backward_in_inference_mode():
 def test_gan_step_points_at_the_optimizer():
     """In the GAN step, does the cause give the saved weight's shape, versions and optimizer.step()?"""
     e = explain(raised(gan_step_between_backwards))
-    assert e.details["shape"] in ("8, 1", "1, 8")                # D's last weight, maybe transposed
+    assert e.details["shape"] in ("8, 1", "1, 8")  # D's last weight, maybe transposed
     assert int(e.details["version"]) > int(e.details["expected"])
     assert "optimizer.step()" in e.cause and "optimizer.step()" in e.fix
 
@@ -501,17 +521,21 @@ OLDER_MESSAGES = {  # wordings of earlier PyTorch releases, as users reported th
         "operation: [torch.FloatTensor [64, 109]], which is output 0 of SigmoidBackward0, is at "
         "version 1; expected version 0 instead. Hint: the backtrace further above shows the "
         "operation that failed to compute its gradient. The variable in question was changed in "
-        "there or anywhere later. Good luck!"),
+        "there or anywhere later. Good luck!"
+    ),
     "consumed": (
         "Trying to backward through the graph a second time, but the saved intermediate results "
-        "have already been freed. Specify retain_graph=True when calling backward the first time."),
+        "have already been freed. Specify retain_graph=True when calling backward the first time."
+    ),
     "checkpoint_use_reentrant": (
         "torch.utils.checkpoint: please pass in use_reentrant=True or use_reentrant=False "
         "explicitly. The default value of use_reentrant will be updated to be False in the "
-        "future."),
+        "future."
+    ),
     "view_inplace": (
         "Output 0 of UnbindBackward0 is a view and is being modified inplace. This view is the "
-        "output of a function that returns multiple views."),
+        "output of a function that returns multiple views."
+    ),
 }
 
 
@@ -521,7 +545,7 @@ def test_older_wordings_match_on_their_stable_parts(kind):
     e = explain(OLDER_MESSAGES[kind])
     assert e.kind == kind
     if "op" in e.details:
-        assert e.details["op"] in ("Sigmoid", "Unbind")           # the Backward0 suffix is dropped
+        assert e.details["op"] in ("Sigmoid", "Unbind")  # the Backward0 suffix is dropped
 
 
 def test_anomaly_mode_hint_does_not_matter():
@@ -543,9 +567,11 @@ def test_explain_never_raises(garbage):
 
 def test_an_object_whose_str_fails_is_unknown():
     """Does explain() survive an exception whose message cannot even be turned into text?"""
+
     class Broken(Exception):
         def __str__(self):
             raise ValueError("no")
+
     assert explain(Broken()).kind == "unknown"
 
 
@@ -568,7 +594,8 @@ def test_a_wrapped_error_is_explained_by_its_cause():
 
 def test_the_package_exposes_explain():
     """Is autograder.explain the function (not its module), even after the module was imported?"""
-    import autograder.explain_ext  # noqa: F401  (imports autograder.explain as a submodule)
+    import autograder.explain_ext
+
     assert autograder.explain is explain and "explain" in autograder.__all__
 
 
@@ -601,7 +628,7 @@ def test_lesson_link_is_relative_to_the_explaining_notebook(folder):
     assert anchor in heading_ids(COURSE_ROOT / e.lesson.split("#")[0])
     cwd = os.getcwd()
     try:
-        os.chdir(start)                                  # Jupyter starts a kernel in its notebook's folder
+        os.chdir(start)  # Jupyter starts a kernel in its notebook's folder
         page = e._repr_html_()
     finally:
         os.chdir(cwd)
@@ -630,8 +657,14 @@ def test_command_explains_a_pasted_traceback():
     """Does `python -m autograder explain` read a traceback on stdin and print its explanation?"""
     error = raised(gan_step_between_backwards)
     text = PASTED.format(message=error)
-    run = subprocess.run([sys.executable, "-m", "autograder", "explain"], input=text, text=True,
-                         capture_output=True, cwd=COURSE_ROOT, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "explain"],
+        input=text,
+        text=True,
+        capture_output=True,
+        cwd=COURSE_ROOT,
+        timeout=60,
+    )
     assert run.returncode == 0, run.stderr
     assert "(modified_inplace)" in run.stdout and "optimizer.step()" in run.stdout
     assert f"[{explain(error).details['shape']}]" in run.stdout
@@ -641,13 +674,18 @@ def test_command_reads_a_file_and_says_unknown_otherwise(tmp_path):
     """Does the command read FILE, and answer 'unknown' (exit 0) for a non-autograd error?"""
     path = tmp_path / "error.txt"
     path.write_text("".join(traceback.format_exception(raised(TINY["unknown"]))))
-    run = subprocess.run([sys.executable, "-m", "autograder", "explain", str(path)], text=True,
-                         capture_output=True, cwd=COURSE_ROOT, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "explain", str(path)],
+        text=True,
+        capture_output=True,
+        cwd=COURSE_ROOT,
+        timeout=60,
+    )
     assert run.returncode == 0 and "(unknown)" in run.stdout
 
 
 # ---------------------------------------------------------------- the IPython extension
-SHELL_SCRIPT = textwrap.dedent('''
+SHELL_SCRIPT = textwrap.dedent("""
     import sys, warnings
     from IPython.core.interactiveshell import InteractiveShell
     ip = InteractiveShell.instance()
@@ -668,7 +706,7 @@ SHELL_SCRIPT = textwrap.dedent('''
     ip.run_line_magic("unload_ext", "autograder")
     run("unloaded", [("error", ERROR), ("warning", WARNING)])
     print("=== restored"); print(ip.custom_exceptions, warnings.showwarning.__module__)
-''')
+""")
 
 
 def _sections(text: str) -> dict:
@@ -679,8 +717,9 @@ def _sections(text: str) -> dict:
 def test_ipython_extension_adds_explanations_after_tracebacks_and_warnings():
     """With %load_ext autograder, does the explanation follow PyTorch's traceback and warning, and
     does %unload_ext remove it?"""
-    run = subprocess.run([sys.executable, "-c", SHELL_SCRIPT], text=True, capture_output=True,
-                         cwd=COURSE_ROOT, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", SHELL_SCRIPT], text=True, capture_output=True, cwd=COURSE_ROOT, timeout=120
+    )
     out, err = _sections(run.stdout), _sections(run.stderr)
     explains = "autograder explains"
     assert "RuntimeError" in out["before error"] and explains not in out["before error"]
@@ -693,7 +732,7 @@ def test_ipython_extension_adds_explanations_after_tracebacks_and_warnings():
     assert warning.index("UserWarning") < warning.index(explains) and "(nonleaf_grad)" in warning
     assert "RuntimeError" in out["unloaded error"] and explains not in out["unloaded error"]
     assert "UserWarning" in err["unloaded warning"] and explains not in err["unloaded warning"]
-    assert out["restored"].strip() == "() warnings"       # IPython's handler and warnings' own
+    assert out["restored"].strip() == "() warnings"  # IPython's handler and warnings' own
 
 
 def test_extension_in_a_jupyter_kernel():
@@ -701,15 +740,37 @@ def test_extension_in_a_jupyter_kernel():
     error output, only while the extension is loaded?"""
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
-    cells = ["%load_ext autograder", "import torch\nloss = torch.tensor([1.0, 2.0]).sum()",
-             "loss.backward()", "%unload_ext autograder", "loss.backward()"]
+    cells = [
+        "%load_ext autograder",
+        "import torch\nloss = torch.tensor([1.0, 2.0]).sum()",
+        "loss.backward()",
+        "%unload_ext autograder",
+        "loss.backward()",
+    ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
-                            resources={"metadata": {"path": str(COURSE_ROOT)}}).execute()
+    nbclient.NotebookClient(
+        nb, timeout=120, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(COURSE_ROOT)}}
+    ).execute()
     loaded, unloaded = nb.cells[2].outputs, nb.cells[4].outputs
     assert [o.output_type for o in loaded] == ["error", "display_data"]
     assert loaded[0].ename == "RuntimeError" and "(not_built)" in loaded[1].data["text/plain"]
     # the kernel runs in the course root here, so the lesson link is ./notebooks/01_...#Pitfalls...
-    assert re.search(r'Lesson:\s*<a href="\./notebooks/01_dynamic_graph\.ipynb#[^"]*Pitfalls',
-                     loaded[1].data["text/html"]), loaded[1].data["text/html"]
+    assert re.search(
+        r'Lesson:\s*<a href="\./notebooks/01_dynamic_graph\.ipynb#[^"]*Pitfalls', loaded[1].data["text/html"]
+    ), loaded[1].data["text/html"]
     assert [o.output_type for o in unloaded] == ["error"]
+
+
+def test_the_modified_inplace_message_is_written_as_pytorch_writes_it():
+    """Does the message SavedTensorMeter raises (modified_inplace_message) match PyTorch's own
+    wording with the same details, so trace() and explain() read both alike?"""
+    x = torch.randn(2, 3, requires_grad=True)
+    y = x.sigmoid()
+    y.add_(1)
+    with pytest.raises(RuntimeError) as pytorch:
+        y.sum().backward()
+    ours = modified_inplace_message(y.type(), y.shape, y._version, 0)
+    details = ("type", "shape", "version", "expected")
+    theirs = MODIFIED_INPLACE.search(str(pytorch.value))
+    assert [MODIFIED_INPLACE.search(ours)[k] for k in details] == [theirs[k] for k in details]
+    assert explain(ours).kind == "modified_inplace" and explain(ours).details["shape"] == "2, 3"

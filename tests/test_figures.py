@@ -1,22 +1,22 @@
 """Does the figures module read a checkpointing CSV and summarize it right?
 
 The CSV comes from the real measuring code (``measure_model`` on tiny CPU models), written by
-``tests/gpu_check.py``'s own writer; allocator peaks, which only CUDA has, are filled in by the
+``tests/scripts/gpu_check.py``'s own writer; allocator peaks, which only CUDA has, are filled in by the
 tests from known values to check the arithmetic.
 """
+
 import copy
 import importlib.util
 from pathlib import Path
 
 import pytest
 import torch
-from torch import nn
 
 from autograder import figures
 from autograder.checkpoint_measure import COLUMNS, measure_model
-from autograder.explore_memory import stack
+from autograder.explore.memory import stack
 
-SCRIPT = Path(__file__).resolve().parent / "gpu_check.py"
+SCRIPT = Path(__file__).resolve().parent / "scripts" / "gpu_check.py"
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +35,9 @@ def test_load_rows_round_trips_the_measured_rows(rows_csv):
     """Does load_rows give back exactly the rows written (ints, floats to 1e-6, None, booleans)?"""
     path, rows, _ = rows_csv
     loaded = figures.load_rows(path)
-    assert [{k: v for k, v in r.items() if not k.startswith("seconds")} for r in loaded] == \
-           [{k: v for k, v in r.items() if not k.startswith("seconds")} for r in rows]
+    assert [{k: v for k, v in r.items() if not k.startswith("seconds")} for r in loaded] == [
+        {k: v for k, v in r.items() if not k.startswith("seconds")} for r in rows
+    ]
     assert all(abs(a["seconds_median"] - b["seconds_median"]) < 1e-6 for a, b in zip(loaded, rows))
 
 
@@ -98,6 +99,7 @@ def test_committed_cpu_figures_have_the_same_shape():
 def test_plot_has_two_axes_per_model_and_the_sqrt_line(rows_csv, tmp_path):
     """Does plot draw memory and time axes per model, with a √n line, and save the PNG?"""
     import matplotlib
+
     matplotlib.use("Agg")
     _, rows, _ = rows_csv
     fig = figures.plot(rows + [dict(r, model="other") for r in rows], tmp_path / "f.png")
@@ -124,8 +126,17 @@ def test_gpu_rows_refuse_figures_not_measured_on_cuda(rows_csv, tmp_path):
 def test_gpu_rows_read_cuda_figures(rows_csv, tmp_path):
     """Does gpu_rows give back rows measured on CUDA (here: CPU rows given allocator figures)?"""
     _, rows, script = rows_csv
-    cuda = [dict(r, device="cuda", device_name="a GPU", peak_allocated_bytes=r["saved_peak_bytes"] + 7,
-                 baseline_allocated_bytes=1, reserved_bytes=2) for r in rows]
+    cuda = [
+        dict(
+            r,
+            device="cuda",
+            device_name="a GPU",
+            peak_allocated_bytes=r["saved_peak_bytes"] + 7,
+            baseline_allocated_bytes=1,
+            reserved_bytes=2,
+        )
+        for r in rows
+    ]
     script.write_csv(tmp_path / "gpu.csv", cuda, COLUMNS)
     loaded = figures.gpu_rows(tmp_path / "gpu.csv")
     assert [r["peak_allocated_bytes"] for r in loaded] == [r["saved_peak_bytes"] + 7 for r in rows]

@@ -3,6 +3,7 @@
 The dry run (tiny models on the CPU) is what a GPU session runs at full size; it takes about 30 s
 on 2 cores, so it runs once per module.
 """
+
 import csv
 import math
 import subprocess
@@ -14,15 +15,19 @@ import pytest
 from autograder.checkpoint_measure import COLUMNS
 from autograder.figures import load_rows
 
-SCRIPT = Path(__file__).resolve().parent / "gpu_check.py"
+SCRIPT = Path(__file__).resolve().parent / "scripts" / "gpu_check.py"
 
 
 @pytest.fixture(scope="module")
 def dry_run(tmp_path_factory):
-    """(exit code, output folder) of ``python tests/gpu_check.py --out TMP --dry-run --repeats 2``."""
+    """(exit code, output folder) of ``python tests/scripts/gpu_check.py --out TMP --dry-run --repeats 2``."""
     out = tmp_path_factory.mktemp("gpu-check")
-    done = subprocess.run([sys.executable, str(SCRIPT), "--out", str(out), "--dry-run", "--repeats", "2"],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--out", str(out), "--dry-run", "--repeats", "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     print(done.stdout[-3000:], done.stderr[-3000:])
     return done.returncode, out
 

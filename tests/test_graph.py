@@ -1,8 +1,10 @@
 """Does trace() turn a graph into stable, correct records?"""
+
 import pytest
 import torch
 
-from autograder.graph import trace
+from autograder.graph import SAVED_PREFIX, is_python_scalar, saved_attributes, trace
+from autograder.memory import measure_saved
 
 
 def build():
@@ -17,8 +19,7 @@ def test_nodes_are_named_in_visit_order_by_kind():
     """Are Nodes named by class, breadth first from the output, with AccumulateGrad for w?"""
     w, _, loss = build()
     graph = trace(loss, names={"w": w})
-    assert [n.name for n in graph.nodes] == ["SumBackward0", "MulBackward0", "SigmoidBackward0",
-                                             "AccumulateGrad"]
+    assert [n.name for n in graph.nodes] == ["SumBackward0", "MulBackward0", "SigmoidBackward0", "AccumulateGrad"]
     assert graph["AccumulateGrad"].leaf == "w"
     assert graph.roots == ("SumBackward0",)
     assert graph.edges[0] == ("SumBackward0", "MulBackward0")
@@ -43,7 +44,7 @@ def test_a_node_reached_twice_is_recorded_once():
 
 def test_saved_tensors_are_described_and_freed_after_backward():
     """Does the record show the sigmoid's saved output (shape, dtype, bytes), and 'freed' after backward?"""
-    w, x, loss = build()
+    _, _, loss = build()
     saved = trace(loss)["SigmoidBackward0"].saved
     assert [(s.attr, s.shape, s.dtype, s.nbytes, s.freed) for s in saved] == [("result", (3,), "float32", 12, False)]
     loss.backward()
@@ -71,20 +72,40 @@ def test_trace_rejects_non_tensors():
 
 def test_graph_depends_on_the_data():
     """Does a data-dependent loop give a different number of Nodes for different inputs?"""
+
     def f(x):
         y = x
         while y.norm() < 10:
             y = y * 2
         return y
+
     small, big = torch.full((2,), 0.1, requires_grad=True), torch.full((2,), 4.0, requires_grad=True)
     assert trace(f(small)).counts()["MulBackward0"] > trace(f(big)).counts()["MulBackward0"]
 
 
-def test_python_number_operand_is_a_scalar_not_a_saved_tensor():
-    """Is the 2 of x * 2 shown as a Python scalar of 0 bytes, as the memory meter counts it?"""
+def test_python_number_operand_is_a_wrapped_number_the_hooks_never_see():
+    """Is the 2 of x * 2 shown as a Python scalar with its real bytes (a 0-dim int64 CPU tensor),
+    marked as unseen by saved_tensors_hooks, which indeed receive nothing?"""
     x = torch.ones(2, requires_grad=True)
-    (saved,) = trace(x * 2)["MulBackward0"].saved
-    assert saved.scalar and saved.nbytes == 0 and str(saved) == "other: Python scalar, 0 B"
+    y, meter = measure_saved(lambda: x * 2)
+    (saved,) = trace(y)["MulBackward0"].saved
+    other = y.grad_fn._saved_other
+    assert is_python_scalar(other) and saved.scalar and meter.packed_tensors == 0
+    assert saved.nbytes == other.untyped_storage().nbytes() == other.element_size() == 8
+    assert str(saved) == "other: Python scalar (8 B, not seen by saved_tensors_hooks)"
+
+
+def test_a_saved_zero_dim_tensor_is_not_a_python_scalar():
+    """Is a 0-dim float32 tensor the user created (x * torch.tensor(2.0)) a saved tensor, not a
+    Python scalar, and are the saved attributes listed without their prefix?"""
+    x = torch.ones(2, requires_grad=True)
+    y = x * torch.tensor(2.0, requires_grad=True)
+    assert saved_attributes(y.grad_fn) == ["other", "self"]
+    assert not is_python_scalar(getattr(y.grad_fn, SAVED_PREFIX + "other"))
+    assert [str(s) for s in trace(y)["MulBackward0"].saved] == [
+        "other: float32[scalar] 4 B v0",
+        "self: float32[2] 8 B v0",
+    ]
 
 
 def test_saved_tensor_modified_in_place_is_not_reported_as_freed():

@@ -4,6 +4,7 @@ activations included, as the allocator does?
 The reference is the CPU allocator itself, as the profiler records it (``profile_memory=True``):
 every allocation and free, in order, whose running sum above the start has a peak.
 """
+
 import pytest
 import torch
 from torch import nn
@@ -30,6 +31,7 @@ def allocator_peak(step) -> int:
             if node.tag == _EventType.Allocation and node.extra_fields.device.type == "cpu":
                 events.append((node.start_time_ns, node.extra_fields.alloc_size))
             walk(node.children)
+
     walk(prof.profiler.kineto_results.experimental_event_tree())
     assert events, "the profiler recorded no allocation"
     level = peak = 0
@@ -42,8 +44,10 @@ def allocator_peak(step) -> int:
 def make_model(blocks=BLOCKS, width=WIDTH, dropout=0.0):
     """blocks x (Linear-Tanh[-Dropout]), then Linear(width, 1), like exercise 8's model."""
     torch.manual_seed(0)
-    layers = [nn.Sequential(nn.Linear(width, width), nn.Tanh(), *([nn.Dropout(dropout)] if dropout else []))
-              for _ in range(blocks)]
+    layers = [
+        nn.Sequential(nn.Linear(width, width), nn.Tanh(), *([nn.Dropout(dropout)] if dropout else []))
+        for _ in range(blocks)
+    ]
     return nn.Sequential(*layers, nn.Linear(width, 1))
 
 
@@ -64,7 +68,8 @@ def prepared(how):
 
     def step():
         forward(model, x, how).pow(2).mean().backward()
-    step()                                   # allocates the .grad tensors
+
+    step()  # allocates the .grad tensors
     model.zero_grad(set_to_none=False)
     return model, x, step
 
@@ -76,7 +81,7 @@ HOWS = ["plain", "whole", "seq2", "seq3", "seq4", "seq9"]
 def test_live_peak_is_the_allocator_peak(how):
     """Is LiveMemory's peak over a forward and backward exactly the CPU allocator's peak, for the
     plain model, the whole model in one checkpoint and checkpoint_sequential?"""
-    model, x, step = prepared(how)
+    _, _, step = prepared(how)
     with LiveMemory() as live:
         step()
     assert live.peak_bytes == allocator_peak(step) > 0
@@ -92,7 +97,7 @@ def test_the_saved_tensor_meter_misses_the_recomputation_the_tracker_sees():
     with SavedTensorMeter(exclude=model.parameters()) as meter:
         whole_step()
     plain, whole = allocator_peak(plain_step), allocator_peak(whole_step)
-    assert whole >= 0.95 * plain                 # the allocator: checkpointing one segment saves nothing
+    assert whole >= 0.95 * plain  # the allocator: checkpointing one segment saves nothing
     # the meter sees checkpoint's saved input, and the [BATCH, 1] output that pow(2) saves: no more
     assert meter.peak_bytes == x.nbytes + BATCH * F32
     assert peak_live_bytes(whole_step, params=model.parameters()) == whole
@@ -117,6 +122,7 @@ def test_only_the_rng_state_escapes_the_tracker(segments):
 
     def step():
         checkpoint_sequential(model, segments + 1, x, use_reentrant=False).pow(2).mean().backward()
+
     step()
     model.zero_grad(set_to_none=False)
     with LiveMemory() as live:
@@ -144,6 +150,7 @@ def test_reentrant_checkpoint_recomputation_is_seen():
 
     def step():
         checkpoint(model, x, use_reentrant=True, preserve_rng_state=False).pow(2).mean().backward()
+
     step()
     model.zero_grad(set_to_none=False)
     x.grad.zero_()
@@ -184,6 +191,7 @@ def test_peak_live_bytes_preallocates_gradients():
 
     def step():
         model(x).pow(2).mean().backward()
+
     first = peak_live_bytes(step, params=model.parameters())
     grads = [p.grad.clone() for p in model.parameters()]
     assert first == peak_live_bytes(step, params=model.parameters())
@@ -192,7 +200,7 @@ def test_peak_live_bytes_preallocates_gradients():
     for p, g in zip(model.parameters(), grads):
         torch.testing.assert_close(p.grad, g)
     grad_bytes = sum(p.nbytes for p in model.parameters())
-    with LiveMemory() as live:         # gradients not preallocated: they are new storages, kept
+    with LiveMemory() as live:  # gradients not preallocated: they are new storages, kept
         model.zero_grad(set_to_none=True)
         step()
     assert live.alive_bytes == grad_bytes
@@ -207,8 +215,10 @@ def test_cuda_figures_agree():
     model = make_model().cuda()
     x = torch.randn(BATCH, WIDTH, device="cuda")
     for how in ("plain", "whole", "seq3"):
-        def step():
+
+        def step(how=how):
             forward(model, x, how).pow(2).mean().backward()
+
         peak = peak_live_bytes(step, params=model.parameters())
         with LiveMemory() as live:
             step()

@@ -1,8 +1,8 @@
 """Does the memory instrument count exactly the bytes a graph saves, once per storage?"""
+
 import pytest
 import torch
 from torch import nn
-
 from torch.utils.checkpoint import checkpoint
 
 from autograder.memory import SavedTensorMeter, cuda_memory, measure_saved
@@ -13,7 +13,7 @@ F32 = 4  # bytes per float32 element
 def test_sigmoid_saves_its_output():
     """Does y = x.sigmoid() cost exactly the bytes of y (8 floats)?"""
     x = torch.randn(8, requires_grad=True)
-    y, meter = measure_saved(torch.sigmoid, x)
+    _, meter = measure_saved(torch.sigmoid, x)
     assert meter.alive_bytes == 8 * F32
     assert meter.packed_tensors == 1
 
@@ -40,6 +40,7 @@ def test_a_saved_view_keeps_its_whole_storage():
     def f(a):
         b = a * 2
         return b[:2] * b[:2]
+
     _, meter = measure_saved(f, a)
     assert meter.alive_bytes == 10 * F32
 
@@ -101,12 +102,21 @@ def test_float64_costs_twice_float32():
 
 def test_cuda_memory_is_inert_without_cuda():
     """Without CUDA, are all CUDA figures zero and marked unavailable (no error)?"""
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA: test_cuda_memory_counts_a_kept_tensor checks it")
     with cuda_memory() as figures:
         torch.randn(4).sum()
-    if not torch.cuda.is_available():
-        assert figures.available is False and figures.peak_delta == 0 and figures.delta == 0
-    else:
-        assert figures.peak >= figures.before
+    assert figures.available is False and (figures.before, figures.after, figures.peak) == (0, 0, 0)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_memory_counts_a_kept_tensor():
+    """On CUDA, is the delta of a block that keeps one new tensor that tensor's bytes, rounded up
+    to the caching allocator's 512-byte blocks, and the peak at least that?"""
+    with cuda_memory() as figures:
+        kept = torch.empty(1000, 3, device="cuda")
+    rounded = -(-kept.nbytes // 512) * 512
+    assert figures.available and figures.delta == rounded and figures.peak_delta >= rounded
 
 
 def test_inplace_change_of_a_saved_tensor_still_raises():
@@ -142,7 +152,7 @@ def test_inplace_change_of_an_excluded_parameter_still_raises():
     opt.step()  # changes the weight addmm saved (transposed) to compute the input's gradient
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         loss.backward()
-    assert meter.alive_bytes > 0     # the retained graph is still counted, weights apart
+    assert meter.alive_bytes > 0  # the retained graph is still counted, weights apart
 
 
 def test_a_whole_model_checkpoint_shows_only_its_input():
@@ -156,5 +166,5 @@ def test_a_whole_model_checkpoint_shows_only_its_input():
         model(x).sum().backward()
     with SavedTensorMeter(exclude=model.parameters()) as whole:
         checkpoint(model, x, use_reentrant=False).sum().backward()
-    assert plain.peak_bytes == 3 * x.nbytes           # x and the two Tanh outputs (Linear 2 saves the first too)
+    assert plain.peak_bytes == 3 * x.nbytes  # x and the two Tanh outputs (Linear 2 saves the first too)
     assert whole.peak_bytes == x.nbytes

@@ -1,6 +1,7 @@
 """Does the start page lead a learner through the course, and does every stored drawing carry a
 text version? (Static checks of the committed notebooks; tests/test_browser.py checks what the
 browser shows.)"""
+
 import re
 from pathlib import Path
 
@@ -10,12 +11,21 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 START = REPO / "notebooks" / "00_start.ipynb"
 # The course in order: each lesson, then its exercise (COURSE.md section 2).
-CHAPTERS = [("01_dynamic_graph", "ex01_graph"), ("02_leaf_tensors", "ex02_leaves"),
-            ("03_backward_consumes", "ex03_backward"), ("04_gradient_accumulation", "ex04_accumulation"),
-            ("05_inplace_version_counter", "ex05_inplace"), ("06_detach_no_grad", "ex06_grad_modes"),
-            ("07_graph_memory", "ex07_memory"), ("08_checkpointing", "ex08_checkpoint")]
-EXPECTED_LINKS = [target for lesson, exercise in CHAPTERS
-                  for target in (f"{lesson}.ipynb", f"../exercises/{exercise}/{exercise}.ipynb")]
+CHAPTERS = [
+    ("01_dynamic_graph", "ex01_graph"),
+    ("02_leaf_tensors", "ex02_leaves"),
+    ("03_backward_consumes", "ex03_backward"),
+    ("04_gradient_accumulation", "ex04_accumulation"),
+    ("05_inplace_version_counter", "ex05_inplace"),
+    ("06_detach_no_grad", "ex06_grad_modes"),
+    ("07_graph_memory", "ex07_memory"),
+    ("08_checkpointing", "ex08_checkpoint"),
+]
+EXPECTED_LINKS = [
+    target
+    for lesson, exercise in CHAPTERS
+    for target in (f"{lesson}.ipynb", f"../exercises/{exercise}/{exercise}.ipynb")
+]
 
 
 def markdown(path: Path) -> str:
@@ -25,7 +35,7 @@ def markdown(path: Path) -> str:
 def contents_rows() -> list[str]:
     """The rows of the start page's contents table that link to a notebook."""
     text = markdown(START)
-    section = text[text.index("## Contents"):]
+    section = text[text.index("## Contents") :]
     return [line for line in section.splitlines() if line.startswith("|") and ".ipynb)" in line]
 
 
@@ -46,7 +56,7 @@ def test_start_page_explains_how_to_check_an_answer():
     CheckFailed, and a restart-and-run-all before handing in?"""
     text = markdown(START)
     assert "## How to check an answer" in text
-    section = text[text.index("## How to check an answer"):].split("\n## ")[0]
+    section = text[text.index("## How to check an answer") :].split("\n## ")[0]
     for phrase in ("answer cell", "check cell", "`OK`", "CheckFailed", "Restart Kernel and Run All Cells"):
         assert phrase in section, phrase
 
@@ -60,5 +70,6 @@ def test_every_stored_drawing_has_a_text_version(path):
             data = out.get("data", {})
             if "image/svg+xml" in data:
                 page = data.get("text/html", "")
-                assert 'class="autograd-drawing"' in page and re.search(r'alt="[^"]+"', page), \
+                assert 'class="autograd-drawing"' in page and re.search(r'alt="[^"]+"', page), (
                     f"cell {i}: an SVG drawing without a text version (show it with draw() or Figure)"
+                )

@@ -7,6 +7,7 @@ wrote it (every other answer is the solution's); ``fails`` maps the grade_id of 
 must fail to a phrase its failure message contains (every other test cell must pass). Student ids
 are lowercase words with dashes, starting with the exercise (``ex01-q2-sign``).
 """
+
 import importlib
 import pkgutil
 

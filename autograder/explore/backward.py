@@ -1,22 +1,31 @@
 """Explorers of chapters 3 and 4: what backward frees, and how gradients accumulate."""
+
 from __future__ import annotations
 
 import ipywidgets as widgets
 import torch
 
-from .explore import Explorer
-from .graph import trace
+from ..graph import trace
+from .shell import explorer
 
-__all__ = ["backward_facts", "backward_table", "backward_explorer", "accumulation_facts",
-           "accumulation_table", "accumulation_explorer", "BACKWARD_OPS", "ACCUMULATION_SCALES"]
+__all__ = [
+    "backward_facts",
+    "backward_table",
+    "backward_explorer",
+    "accumulation_facts",
+    "accumulation_table",
+    "accumulation_explorer",
+    "BACKWARD_OPS",
+    "ACCUMULATION_SCALES",
+]
 
 BACKWARD_OPS = {
-    "x + 1": lambda x: x + 1,                  # saves nothing
-    "x * 2": lambda x: x * 2,                  # saves the number 2 (0 bytes, freed all the same)
-    "x * x": lambda x: x * x,                  # saves x twice: one storage
-    "x ** 2": lambda x: x ** 2,                # saves its input
-    "x.exp()": lambda x: x.exp(),              # saves its output
-    "x.sigmoid()": lambda x: x.sigmoid(),      # saves its output
+    "x + 1": lambda x: x + 1,  # saves nothing
+    "x * 2": lambda x: x * 2,  # saves the number 2 (8 B, unseen by the meter; freed all the same)
+    "x * x": lambda x: x * x,  # saves x twice: one storage
+    "x ** 2": lambda x: x**2,  # saves its input
+    "x.exp()": lambda x: x.exp(),  # saves its output
+    "x.sigmoid()": lambda x: x.sigmoid(),  # saves its output
 }
 
 
@@ -35,7 +44,7 @@ def backward_facts(op: str = "x.sigmoid()", retain_graph: bool = False) -> dict:
         forward and after the first backward (:class:`~autograder.memory.SavedTensorMeter`),
         ``second backward`` (``"ok"`` or the first line of the error) and ``x.grad`` (a list).
     """
-    from .memory import SavedTensorMeter
+    from ..memory import SavedTensorMeter
 
     x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
     with SavedTensorMeter() as meter:
@@ -48,49 +57,56 @@ def backward_facts(op: str = "x.sigmoid()", retain_graph: bool = False) -> dict:
         second = "ok"
     except RuntimeError as error:
         second = "RuntimeError: " + str(error).split(" (")[0]
-    saved = lambda g: [f"{n.name}.{s}" for n in g.nodes for s in n.saved]
-    return {"saved before": saved(before), "saved after": saved(after), "nodes before": len(before),
-            "nodes after": len(after), "alive bytes after forward": alive_forward,
-            "alive bytes after backward": alive_backward, "second backward": second,
-            "x.grad": x.grad.tolist()}
+
+    def saved(graph):
+        return [f"{n.name}.{s}" for n in graph.nodes for s in n.saved]
+
+    return {
+        "saved before": saved(before),
+        "saved after": saved(after),
+        "nodes before": len(before),
+        "nodes after": len(after),
+        "alive bytes after forward": alive_forward,
+        "alive bytes after backward": alive_backward,
+        "second backward": second,
+        "x.grad": x.grad.tolist(),
+    }
 
 
 def backward_table(**options) -> str:
     """:func:`backward_facts` under ``options`` as text: what :func:`backward_explorer` shows."""
     f = backward_facts(**options)
-    lines = [f"loss = ({options.get('op', 'x.sigmoid()')}).sum(); "
-             f"loss.backward(retain_graph={options.get('retain_graph', False)}); loss.backward()",
-             f"Nodes before / after backward: {f['nodes before']} / {f['nodes after']}",
-             "saved before backward: " + ("; ".join(f["saved before"]) or "nothing"),
-             "saved after backward:  " + ("; ".join(f["saved after"]) or "nothing"),
-             f"alive saved bytes: {f['alive bytes after forward']} B after forward, "
-             f"{f['alive bytes after backward']} B after backward",
-             f"second backward: {f['second backward']}", f"x.grad: {f['x.grad']}"]
+    lines = [
+        f"loss = ({options.get('op', 'x.sigmoid()')}).sum(); "
+        f"loss.backward(retain_graph={options.get('retain_graph', False)}); loss.backward()",
+        f"Nodes before / after backward: {f['nodes before']} / {f['nodes after']}",
+        "saved before backward: " + ("; ".join(f["saved before"]) or "nothing"),
+        "saved after backward:  " + ("; ".join(f["saved after"]) or "nothing"),
+        f"alive saved bytes: {f['alive bytes after forward']} B after forward, "
+        f"{f['alive bytes after backward']} B after backward",
+        f"second backward: {f['second backward']}",
+        f"x.grad: {f['x.grad']}",
+    ]
     return "\n".join(lines)
 
 
 def backward_explorer() -> widgets.Widget:
     """A menu of operations and a ``retain_graph`` box: what backward frees, and whether a second
     backward works (:func:`backward_table`)."""
-    op = widgets.Dropdown(options=list(BACKWARD_OPS), value="x.sigmoid()", description="operation")
-    retain = widgets.Checkbox(value=False, description="retain_graph", indent=False)
-    out = widgets.Output()
-
-    def update(op: str, retain_graph: bool) -> None:
-        out.clear_output(wait=True)
-        with out:
-            print(backward_table(op=op, retain_graph=retain_graph))
-
-    widgets.interactive_output(update, {"op": op, "retain_graph": retain})
-    return Explorer([widgets.HBox([op, retain]), out], "backward_explorer")
+    controls = {
+        "op": widgets.Dropdown(options=list(BACKWARD_OPS), value="x.sigmoid()", description="operation"),
+        "retain_graph": widgets.Checkbox(value=False, description="retain_graph", indent=False),
+    }
+    return explorer("backward_explorer", controls, backward_table)
 
 
 # Chapter 4: when does gradient accumulation reproduce the full-batch gradient?
 ACCUMULATION_SCALES = ("none", "count", "size")
 
 
-def accumulation_facts(micro_batch: int = 3, scale: str = "count", reduction: str = "mean",
-                       batchnorm: bool = False, batch: int = 12) -> dict:
+def accumulation_facts(
+    micro_batch: int = 3, scale: str = "count", reduction: str = "mean", batchnorm: bool = False, batch: int = 12
+) -> dict:
     """Compare the gradient of one batch of ``batch`` samples with the gradient accumulated over
     micro-batches of ``micro_batch`` samples (the last one smaller when it does not divide).
 
@@ -108,8 +124,8 @@ def accumulation_facts(micro_batch: int = 3, scale: str = "count", reduction: st
         excluded); ``error`` (str or None) when a micro-batch cannot run (BatchNorm needs more
         than one sample per micro-batch in training).
     """
-    from .compare import diagnose
-    from .memory import SavedTensorMeter
+    from ..compare import diagnose
+    from ..memory import SavedTensorMeter
 
     if scale not in ACCUMULATION_SCALES:
         raise ValueError(f"scale must be one of {ACCUMULATION_SCALES}, got {scale!r}")
@@ -122,10 +138,19 @@ def accumulation_facts(micro_batch: int = 3, scale: str = "count", reduction: st
         for p in model.parameters():
             p.copy_(torch.randn(p.shape, generator=gen, dtype=torch.float64))
     params = list(model.parameters())
-    loss_fn = lambda xb, yb: torch.nn.functional.mse_loss(model(xb), yb, reduction=reduction)
+
+    def loss_fn(xb, yb):
+        return torch.nn.functional.mse_loss(model(xb), yb, reduction=reduction)
+
     sizes = [len(xb) for xb in x.split(micro_batch)]
-    facts = {"sizes": sizes, "diagnosis": None, "factor": None, "peak bytes accumulated": None,
-             "peak bytes full batch": None, "error": None}
+    facts = {
+        "sizes": sizes,
+        "diagnosis": None,
+        "factor": None,
+        "peak bytes accumulated": None,
+        "peak bytes full batch": None,
+        "error": None,
+    }
     try:
         with SavedTensorMeter(exclude=params) as meter:
             loss_fn(x, y).backward()
@@ -151,13 +176,14 @@ def accumulation_table(**options) -> str:
     f = accumulation_facts(**options)
     lines = [f"micro-batch sizes: {f['sizes']}"]
     if f["error"]:
-        return "\n".join(lines + [f"error: {f['error']}"])
+        return "\n".join([*lines, f"error: {f['error']}"])
     verdict = "equal to the full-batch gradient" if f["diagnosis"] == "ok" else f"{f['diagnosis']}"
     if f["diagnosis"] != "ok" and f["factor"] is not None:
         verdict += f" (accumulated = {f['factor']:g} x full batch)"
-    lines += [f"accumulated gradient: {verdict}",
-              f"peak saved bytes: accumulated {f['peak bytes accumulated']} B, "
-              f"full batch {f['peak bytes full batch']} B"]
+    lines += [
+        f"accumulated gradient: {verdict}",
+        f"peak saved bytes: accumulated {f['peak bytes accumulated']} B, full batch {f['peak bytes full batch']} B",
+    ]
     return "\n".join(lines)
 
 
@@ -170,15 +196,4 @@ def accumulation_explorer() -> widgets.Widget:
         "reduction": widgets.Dropdown(options=["mean", "sum"], value="mean", description="reduction"),
         "batchnorm": widgets.Checkbox(value=False, description="BatchNorm", indent=False),
     }
-    out = widgets.Output()
-
-    def update(**chosen) -> None:
-        out.clear_output(wait=True)
-        with out:
-            print(accumulation_table(**chosen))
-
-    widgets.interactive_output(update, controls)
-    return Explorer([widgets.HBox(list(controls.values())), out], "accumulation_explorer")
-
-
-# Chapter 5: which tensor an op saves, and what an in-place change of its result does.
+    return explorer("accumulation_explorer", controls, accumulation_table)

@@ -1,10 +1,12 @@
 """Explorer of chapter 6: grad mode, no_grad and inference_mode side by side."""
+
 from __future__ import annotations
 
 import ipywidgets as widgets
 import torch
 
-from .explore import Explorer
+from .shell import explorer
+from .table import text_table
 
 __all__ = ["grad_mode_facts", "grad_mode_table", "grad_mode_explorer", "GRAD_MODES"]
 
@@ -25,11 +27,10 @@ def grad_mode_facts(mode: str = "grad mode", train: bool = True, detach: bool = 
         ``out.sum().backward()`` raises; ``reuse``: the same for ``(w * out).sum().backward()``
         with a new leaf ``w`` (the output used in a later computation that autograd records).
     """
-    from .explain import explain
-    from .memory import SavedTensorMeter
+    from ..explain import explain
+    from ..memory import SavedTensorMeter
 
-    context = {"grad mode": torch.enable_grad, "no_grad": torch.no_grad,
-               "inference_mode": torch.inference_mode}[mode]
+    context = {"grad mode": torch.enable_grad, "no_grad": torch.no_grad, "inference_mode": torch.inference_mode}[mode]
 
     def attempt(fn) -> str:
         try:
@@ -40,8 +41,9 @@ def grad_mode_facts(mode: str = "grad mode", train: bool = True, detach: bool = 
 
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
-        model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Dropout(0.5),
-                                    torch.nn.Linear(8, 2)).train(train)
+        model = torch.nn.Sequential(
+            torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Dropout(0.5), torch.nn.Linear(8, 2)
+        ).train(train)
         x = torch.randn(16, 4)
         with context():
             with SavedTensorMeter(exclude=model.parameters()) as meter:
@@ -50,10 +52,13 @@ def grad_mode_facts(mode: str = "grad mode", train: bool = True, detach: bool = 
         saved_bytes = meter.alive_bytes  # what the forward saved; detach() below frees none of it
         if detach:
             out = out.detach()
-        facts = dict(requires_grad=out.requires_grad,
-                     grad_fn=type(out.grad_fn).__name__ if out.grad_fn is not None else None,
-                     is_inference=out.is_inference(), saved_bytes=saved_bytes,
-                     repeatable=repeatable)
+        facts = dict(
+            requires_grad=out.requires_grad,
+            grad_fn=type(out.grad_fn).__name__ if out.grad_fn is not None else None,
+            is_inference=out.is_inference(),
+            saved_bytes=saved_bytes,
+            repeatable=repeatable,
+        )
         w = torch.ones(2, requires_grad=True)  # autograd.grad for w only: the model's graph stays
         facts["reuse"] = attempt(lambda: torch.autograd.grad((w * out).sum(), w))
         facts["backward"] = attempt(lambda: out.sum().backward())
@@ -68,21 +73,13 @@ def grad_mode_table(train: bool = True, detach: bool = False) -> str:
     for mode in GRAD_MODES:
         facts = grad_mode_facts(mode, train, detach)
         rows.append((mode, *(str(facts[k]) for k in keys)))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(keys) + 1)]
-    return "\n".join("  ".join(f"{c:<{w}}" for c, w in zip(r, widths)).rstrip() for r in rows)
+    return text_table(rows)
 
 
 def grad_mode_explorer() -> widgets.Widget:
     """Checkboxes ``train`` and ``detach``; the table of :func:`grad_mode_table` for them."""
-    options = {"train": widgets.Checkbox(value=True, description="train() (untick: eval())",
-                                         indent=False),
-               "detach": widgets.Checkbox(value=False, description="detach the output", indent=False)}
-    out = widgets.Output()
-
-    def update(train: bool, detach: bool) -> None:
-        out.clear_output(wait=True)
-        with out:
-            print(grad_mode_table(train, detach))
-
-    widgets.interactive_output(update, options)
-    return Explorer([widgets.HBox(list(options.values())), out], "grad_mode_explorer")
+    options = {
+        "train": widgets.Checkbox(value=True, description="train() (untick: eval())", indent=False),
+        "detach": widgets.Checkbox(value=False, description="detach the output", indent=False),
+    }
+    return explorer("grad_mode_explorer", options, grad_mode_table)

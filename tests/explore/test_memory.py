@@ -1,14 +1,26 @@
 """Do the explorers of chapters 7 and 8 show what the lessons say they show?"""
+
 import math
 
 import ipywidgets as widgets
 import pytest
 import torch
 
-from autograder.explore_memory import (POLICIES, checkpoint_peak, leak_explorer, loop_memory, loop_table,
-                                       segment_explorer, segment_rows, segment_table, stack)
+from autograder.explore.memory import (
+    POLICIES,
+    checkpoint_peak,
+    leak_explorer,
+    leak_table,
+    loop_memory,
+    loop_table,
+    segment_explorer,
+    segment_rows,
+    segment_table,
+    stack,
+)
+from tests.explore.test_shell import shown
 
-ONE_STEP = 8 * 16 * 4 + 8 * 32 * 4 + 2 * 8 * 4 * 4   # x, ReLU output, prediction, target
+ONE_STEP = 8 * 16 * 4 + 8 * 32 * 4 + 2 * 8 * 4 * 4  # x, ReLU output, prediction, target
 
 
 def alive(policy, steps=4):
@@ -59,8 +71,8 @@ def test_checkpointing_one_block_keeps_only_its_input():
     """Does a one-block checkpoint keep its input and the unchecked block's saved tensors only?"""
     model, x = stack(2, width=8), torch.randn(4, 8)
     one = 4 * 8 * 4
-    assert checkpoint_peak(model, x, 0) == 3 * one      # x and two Tanh outputs
-    assert checkpoint_peak(model, x, 2) == 3 * one      # x (checkpoint's input), block 2's input and output
+    assert checkpoint_peak(model, x, 0) == 3 * one  # x and two Tanh outputs
+    assert checkpoint_peak(model, x, 2) == 3 * one  # x (checkpoint's input), block 2's input and output
 
 
 def test_sqrt_rule_holds_for_tanh_blocks():
@@ -70,8 +82,9 @@ def test_sqrt_rule_holds_for_tanh_blocks():
     peak = {r["segments"]: r["activations"] for r in rows}
     assert min(range(1, 17), key=lambda s: (peak[s], s)) == math.isqrt(16)
     assert all(peak[s] == s + 16 // s for s in (2, 4, 8, 16)) and peak[0] == peak[1] == 17
-    assert all(r["block_runs"] == 16 + ((r["segments"] - 1) * (16 // r["segments"]) if r["segments"] else 0)
-               for r in rows)
+    assert all(
+        r["block_runs"] == 16 + ((r["segments"] - 1) * (16 // r["segments"]) if r["segments"] else 0) for r in rows
+    )
 
 
 def test_heavier_blocks_want_more_segments():
@@ -97,7 +110,17 @@ def test_stack_rejects_unknown_kinds_and_keeps_the_random_state():
     assert torch.equal(torch.rand(1), expected)
 
 
-def test_widgets_build():
-    """Do both explorers build as widgets without a running frontend?"""
+def test_widgets_show_their_tables():
+    """Do both explorers build as widgets without a running frontend, showing the table of their
+    default choices?"""
     assert isinstance(leak_explorer(), widgets.Widget)
-    assert isinstance(segment_explorer(), widgets.Widget)
+    assert shown(leak_explorer) == leak_table("loss.item()", 6) + "\n"
+    assert shown(segment_explorer) == segment_table(9, "tanh", width=32, batch=16) + "\n"
+
+
+def test_leak_table_bars_follow_the_alive_bytes():
+    """Does the leak table print the policy, a header and one row per step, with a bar as long as
+    the alive bytes allow (full at the peak of a growing graph)?"""
+    lines = leak_table("val loss without no_grad", 3).splitlines()
+    assert lines[0] == POLICIES["val loss without no_grad"] and len(lines) == 2 + 3
+    assert lines[-1].endswith("#" * 40) and lines[2].count("#") < lines[-1].count("#")

@@ -1,9 +1,9 @@
 """GPU check: measure activation checkpointing for real, and run every lesson and exercise on CUDA.
 
-    python tests/gpu_check.py --out assets/          # on a machine with CUDA: about 2-3 min on one H200
-    python tests/gpu_check.py --out /tmp/x --dry-run # anywhere: tiny sizes on the CPU, under a minute
+    python tests/scripts/gpu_check.py --out assets/          # on a machine with CUDA: about 2-3 min on one H200
+    python tests/scripts/gpu_check.py --out /tmp/x --dry-run # anywhere: tiny sizes on the CPU, under a minute
 
-Not a pytest test (pytest collects ``test_*.py`` only; ``tests/test_gpu_check.py`` runs the dry run).
+Not a pytest test (pyproject keeps pytest out of ``tests/scripts/``; ``tests/test_gpu_check.py`` runs the dry run).
 Self-contained: it finds the course root by walking up to the folder holding ``autograder/``, and
 needs only torch and the course package; matplotlib, nbclient/nbformat, IPython and the grading
 dependencies are optional and what is missing is reported as skipped. Prints progress with
@@ -48,13 +48,13 @@ B. **Lessons and exercises on CUDA** (skipped on a dry run, or with ``--skip-not
 ``--cpu-figures`` also rewrites ``OUT/checkpointing_cpu.csv/.png`` (saved bytes of 16 blocks
 Linear(64)-Tanh on a [32, 64] batch, every segment count; a few seconds).
 """
+
 from __future__ import annotations
 
 import argparse
 import configparser
 import csv
 import json
-import math
 import os
 import re
 import subprocess
@@ -92,10 +92,13 @@ class TransformerMLP(nn.Module):
 
 
 def _conv_model(channels: int) -> tuple[str, nn.Sequential]:
-    blocks = [nn.Sequential(nn.Conv2d(channels, channels, 3, padding=1), nn.BatchNorm2d(channels), nn.ReLU())
-              for _ in range(8)]
+    blocks = [
+        nn.Sequential(nn.Conv2d(channels, channels, 3, padding=1), nn.BatchNorm2d(channels), nn.ReLU())
+        for _ in range(8)
+    ]
     return "course CNN (stem, 8 x Conv-BN-ReLU, head)", nn.Sequential(
-        nn.Conv2d(3, channels, 3, padding=1), *blocks, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(channels, 10))
+        nn.Conv2d(3, channels, 3, padding=1), *blocks, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(channels, 10)
+    )
 
 
 def models(device: torch.device, dry: bool) -> list[tuple[str, nn.Sequential, torch.Tensor]]:
@@ -103,17 +106,38 @@ def models(device: torch.device, dry: bool) -> list[tuple[str, nn.Sequential, to
     torch.manual_seed(0)
     gen = torch.Generator().manual_seed(1)
     width, rows, d, tokens, images, side = (64, 64, 32, 64, 4, 16) if dry else (4096, 4096, 1024, 8192, 128, 224)
-    out = [(f"16 x Linear({width})-Tanh, batch {rows}",
+    out = [
+        (
+            f"16 x Linear({width})-Tanh, batch {rows}",
             nn.Sequential(*[nn.Sequential(nn.Linear(width, width), nn.Tanh()) for _ in range(16)]),
-            torch.randn(rows, width, generator=gen)),
-           (f"16 x transformer MLP, d={d}, {tokens} tokens",
-            nn.Sequential(*[TransformerMLP(d) for _ in range(16)]), torch.randn(tokens, d, generator=gen))]
+            torch.randn(rows, width, generator=gen),
+        ),
+        (
+            f"16 x transformer MLP, d={d}, {tokens} tokens",
+            nn.Sequential(*[TransformerMLP(d) for _ in range(16)]),
+            torch.randn(tokens, d, generator=gen),
+        ),
+    ]
     try:
         import torchvision
+
         net = torchvision.models.resnet18(weights=None)
-        cnn = ("resnet18 (torchvision, 11 modules)", nn.Sequential(
-            net.conv1, net.bn1, net.relu, net.maxpool, net.layer1, net.layer2, net.layer3, net.layer4,
-            net.avgpool, nn.Flatten(1), net.fc))
+        cnn = (
+            "resnet18 (torchvision, 11 modules)",
+            nn.Sequential(
+                net.conv1,
+                net.bn1,
+                net.relu,
+                net.maxpool,
+                net.layer1,
+                net.layer2,
+                net.layer3,
+                net.layer4,
+                net.avgpool,
+                nn.Flatten(1),
+                net.fc,
+            ),
+        )
     except ImportError:
         cnn = _conv_model(8 if dry else 64)
         side = 16 if dry else 64
@@ -143,15 +167,18 @@ def write_csv(path: Path, rows: list[dict], columns: list[str]) -> None:
         writer = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
         writer.writeheader()
         for r in rows:
-            writer.writerow({k: "" if r[k] is None else f"{r[k]:.6f}" if isinstance(r[k], float) else r[k]
-                             for k in columns})
+            writer.writerow(
+                {k: "" if r[k] is None else f"{r[k]:.6f}" if isinstance(r[k], float) else r[k] for k in columns}
+            )
 
 
 def plot(rows: list[dict], path: Path) -> str:
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+
         from autograder.figures import plot as figures_plot
     except ImportError as error:
         return f"skipped the PNG ({error})"
@@ -161,7 +188,7 @@ def plot(rows: list[dict], path: Path) -> str:
 
 def cpu_figures(out: Path) -> str:
     """Rewrite OUT/checkpointing_cpu.csv/.png (saved bytes; see the docstring)."""
-    from autograder.explore_memory import segment_rows, stack
+    from autograder.explore.memory import segment_rows, stack
     from autograder.figures import cpu_rows
 
     torch.set_num_threads(1)  # small tensors: steadier timings
@@ -171,12 +198,18 @@ def cpu_figures(out: Path) -> str:
         best = float("inf")
         for _ in range(5):
             start = time.perf_counter()
-            (model(x) if r["segments"] == 0 else torch.utils.checkpoint.checkpoint_sequential(
-                model, r["segments"], x, use_reentrant=False)).sum().backward()
+            (
+                model(x)
+                if r["segments"] == 0
+                else torch.utils.checkpoint.checkpoint_sequential(model, r["segments"], x, use_reentrant=False)
+            ).sum().backward()
             best = min(best, time.perf_counter() - start)
         r.update(peak_saved_bytes=r.pop("peak_bytes"), seconds=best, checkpointed=r["segments"] >= 2)
-    write_csv(out / "checkpointing_cpu.csv", rows,
-              ["segments", "peak_saved_bytes", "activations", "block_runs", "seconds", "checkpointed"])
+    write_csv(
+        out / "checkpointing_cpu.csv",
+        rows,
+        ["segments", "peak_saved_bytes", "activations", "block_runs", "seconds", "checkpointed"],
+    )
     return plot(cpu_rows(out / "checkpointing_cpu.csv"), out / "checkpointing_cpu.png")
 
 
@@ -214,7 +247,7 @@ def _sanitize(text: str, rules) -> str:
     return text
 
 
-_CELL_RUNNER = r'''
+_CELL_RUNNER = r"""
 import json, sys
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
@@ -232,13 +265,12 @@ for source in cells:
     report.append({"error": None if failure is None else f"{type(failure).__name__}: {failure}"[:300],
                    "outputs": outputs})
 print("@@REPORT@@" + json.dumps(report))
-'''
+"""
 
 
 def _execute(path: Path, timeout: int) -> tuple[str, list[dict]]:
     """Execute a notebook; return (how, [{"error": str or None, "outputs": [...]}] per code cell)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-               MPLBACKEND="Agg")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]), MPLBACKEND="Agg")
     try:
         import nbclient
         import nbformat
@@ -247,26 +279,45 @@ def _execute(path: Path, timeout: int) -> tuple[str, list[dict]]:
     if nbclient is not None:
         os.environ.update(env)
         node = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
-        client = nbclient.NotebookClient(node, timeout=timeout, kernel_name="python3", allow_errors=True,
-                                         resources={"metadata": {"path": str(path.parent)}})
+        client = nbclient.NotebookClient(
+            node,
+            timeout=timeout,
+            kernel_name="python3",
+            allow_errors=True,
+            resources={"metadata": {"path": str(path.parent)}},
+        )
         client.execute()
         cells = []
         for cell in node.cells:
             if cell.cell_type != "code":
                 continue
             errors = [o for o in cell.outputs if o.get("output_type") == "error"]
-            cells.append({"error": f"{errors[0]['ename']}: {errors[0]['evalue']}"[:300] if errors else None,
-                          "outputs": [dict(o) for o in cell.outputs if o.get("output_type") != "error"]})
+            cells.append(
+                {
+                    "error": f"{errors[0]['ename']}: {errors[0]['evalue']}"[:300] if errors else None,
+                    "outputs": [dict(o) for o in cell.outputs if o.get("output_type") != "error"],
+                }
+            )
         return "nbclient", cells
     nb = json.loads(path.read_text(encoding="utf-8"))
-    sources = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
-               for c in nb["cells"] if c["cell_type"] == "code"]
-    done = subprocess.run([sys.executable, "-c", _CELL_RUNNER], input=json.dumps(sources), text=True,
-                          capture_output=True, cwd=path.parent, env=env, timeout=timeout)
+    sources = [
+        "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+        for c in nb["cells"]
+        if c["cell_type"] == "code"
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", _CELL_RUNNER],
+        input=json.dumps(sources),
+        text=True,
+        capture_output=True,
+        cwd=path.parent,
+        env=env,
+        timeout=timeout,
+    )
     marker = done.stdout.rfind("@@REPORT@@")
     if marker < 0:
         raise RuntimeError(f"the IPython runner failed: {(done.stderr or done.stdout)[-500:]}")
-    return "IPython", json.loads(done.stdout[marker + len("@@REPORT@@"):])
+    return "IPython", json.loads(done.stdout[marker + len("@@REPORT@@") :])
 
 
 def check_notebook(rel: str, timeout: int = 300) -> dict:
@@ -275,8 +326,13 @@ def check_notebook(rel: str, timeout: int = 300) -> dict:
     try:
         how, cells = _execute(path, timeout)
     except Exception as error:  # noqa: BLE001 -- report and go on with the next notebook
-        return dict(notebook=rel, status=f"NOT RUN ({type(error).__name__}: {str(error)[:200]})",
-                    seconds=time.perf_counter() - start, problems=[], diffs=[])
+        return dict(
+            notebook=rel,
+            status=f"NOT RUN ({type(error).__name__}: {str(error)[:200]})",
+            seconds=time.perf_counter() - start,
+            problems=[],
+            diffs=[],
+        )
     rules = _sanitizers()
     stored = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
     problems, diffs = [], []
@@ -294,9 +350,12 @@ def check_notebook(rel: str, timeout: int = 300) -> dict:
             got = _sanitize(_text(ran["outputs"], how != "nbclient"), rules)
             if want != got:
                 diffs.append(f"cell {label}:\n      stored: {want[:300]!r}\n      on GPU: {got[:300]!r}")
-    status = "ok" if not problems and not diffs else f"{len(problems)} failing cell(s), {len(diffs)} output difference(s)"
-    return dict(notebook=rel, status=f"{status} ({how})", seconds=time.perf_counter() - start,
-                problems=problems, diffs=diffs)
+    status = (
+        "ok" if not problems and not diffs else f"{len(problems)} failing cell(s), {len(diffs)} output difference(s)"
+    )
+    return dict(
+        notebook=rel, status=f"{status} ({how})", seconds=time.perf_counter() - start, problems=problems, diffs=diffs
+    )
 
 
 def run_notebooks(out: Path, workers: int) -> list[dict]:
@@ -318,7 +377,7 @@ def run_notebooks(out: Path, workers: int) -> list[dict]:
 
 
 # ---------------------------------------------------------------- B2, B3. grading
-_PROBE = r'''
+_PROBE = r"""
 import json, sys, tempfile
 from autograder.grading.runner import run_cells
 cell = ("import torch\nok = torch.cuda.is_available()\n"
@@ -331,19 +390,20 @@ for name, limit in (("default memory limit", 2 * 1024 ** 3), ("no memory limit",
     text = "".join(o.get("text", "") for o in c.outputs if o.get("output_type") == "stream").strip()
     report[name] = f"{run.status}; prints {text!r}" + (f"; {c.error[0]}: {c.error[1][:150]}" if c.error else "")
 print("@@PROBE@@" + json.dumps(report))
-'''
+"""
 
 
 def probe_grading_fork() -> dict:
     """What a grading fork sees of CUDA, with the default memory limit and without one (run in a
     fresh process: a fork of a process that has used CUDA cannot use it)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    done = subprocess.run([sys.executable, "-c", _PROBE], text=True, capture_output=True, cwd=ROOT, env=env,
-                          timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE], text=True, capture_output=True, cwd=ROOT, env=env, timeout=300
+    )
     marker = done.stdout.rfind("@@PROBE@@")
     if marker < 0:
         return {"probe": f"FAILED: {(done.stderr or done.stdout)[-300:]}"}
-    return json.loads(done.stdout[marker + len("@@PROBE@@"):])
+    return json.loads(done.stdout[marker + len("@@PROBE@@") :])
 
 
 def grade_demo_class(out: Path, jobs: int) -> tuple[str, list[str]]:
@@ -359,18 +419,23 @@ def grade_demo_class(out: Path, jobs: int) -> tuple[str, list[str]]:
         want = set(expected[(r["student_id"], r["assignment_id"])]["fails"])
         got = set(r["failed"].split())
         if r["status"] != "graded" or want != got:
-            mismatches.append(f"{r['student_id']}/{r['assignment_id']}: status {r['status']!r}, "
-                              f"failed {sorted(got)}, expected {sorted(want)}")
-    (out / "gpu_check_grading.json").write_text(json.dumps(dict(rows=rows, mismatches=mismatches), indent=1),
-                                                encoding="utf-8")
+            mismatches.append(
+                f"{r['student_id']}/{r['assignment_id']}: status {r['status']!r}, "
+                f"failed {sorted(got)}, expected {sorted(want)}"
+            )
+    (out / "gpu_check_grading.json").write_text(
+        json.dumps(dict(rows=rows, mismatches=mismatches), indent=1), encoding="utf-8"
+    )
     return f"{len(rows)} submissions, {len(mismatches)} unexpected", mismatches
 
 
 # ---------------------------------------------------------------- main
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", help="folder for the CSV, PNG and JSON files (default: assets/ on CUDA, "
-                        "a new temporary folder on a dry run)")
+    parser.add_argument(
+        "--out",
+        help="folder for the CSV, PNG and JSON files (default: assets/ on CUDA, a new temporary folder on a dry run)",
+    )
     parser.add_argument("--dry-run", action="store_true", help="tiny sizes on the CPU (automatic without CUDA)")
     parser.add_argument("--skip-notebooks", action="store_true", help="skip part B (lessons, exercises, grading)")
     parser.add_argument("--cpu-figures", action="store_true", help="also rewrite OUT/checkpointing_cpu.csv/.png")
@@ -384,9 +449,12 @@ def main(argv: list[str] | None = None) -> int:
     device = torch.device("cpu" if dry else "cuda")
     if dry:
         torch.set_num_threads(1)  # tiny tensors: one thread is faster and steadier
-    log(f"torch {torch.__version__}, CUDA {torch.version.cuda}, available: {cuda}"
-        + (f" ({torch.cuda.get_device_name()})" if cuda else "") + f"; {'DRY RUN on the CPU' if dry else 'on CUDA'};"
-        f" writing to {out}")
+    log(
+        f"torch {torch.__version__}, CUDA {torch.version.cuda}, available: {cuda}"
+        + (f" ({torch.cuda.get_device_name()})" if cuda else "")
+        + f"; {'DRY RUN on the CPU' if dry else 'on CUDA'};"
+        f" writing to {out}"
+    )
     summary, failed = [], False
 
     def record(name, status, seconds=0.0, bad=False):
@@ -402,12 +470,18 @@ def main(argv: list[str] | None = None) -> int:
         note = plot(rows, out / f"{stem}.png")
         log(f"A. wrote {stem}.csv; {note}")
         from autograder.figures import summary_text
+
         print(summary_text(rows))
-        record("A. checkpointing", f"{len(rows)} rows in {stem}.csv; {note}"
-               + "".join(f"; {p}" for p in problems), time.perf_counter() - start, bool(problems))
+        record(
+            "A. checkpointing",
+            f"{len(rows)} rows in {stem}.csv; {note}" + "".join(f"; {p}" for p in problems),
+            time.perf_counter() - start,
+            bool(problems),
+        )
     except Exception as error:  # noqa: BLE001 -- report it in the summary
-        record("A. checkpointing", f"FAILED: {type(error).__name__}: {str(error)[:300]}",
-               time.perf_counter() - start, True)
+        record(
+            "A. checkpointing", f"FAILED: {type(error).__name__}: {str(error)[:300]}", time.perf_counter() - start, True
+        )
 
     if args.cpu_figures:
         start = time.perf_counter()
@@ -433,8 +507,12 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError as error:
             record("B3. demo class graded", f"skipped ({error})", time.perf_counter() - start)
         except Exception as error:  # noqa: BLE001
-            record("B3. demo class graded", f"FAILED: {type(error).__name__}: {str(error)[:300]}",
-                   time.perf_counter() - start, True)
+            record(
+                "B3. demo class graded",
+                f"FAILED: {type(error).__name__}: {str(error)[:300]}",
+                time.perf_counter() - start,
+                True,
+            )
 
     print("\nSummary")
     width = max(len(name) for name, _, _ in summary)

@@ -3,8 +3,10 @@
 Each widget is a thin shell over a plain function that returns numbers, so what a widget shows is
 what the tests check. Memory figures are ``int`` bytes of tensors saved for backward, measured with
 :class:`autograder.memory.SavedTensorMeter` (see the NOTE in ``memory.py``: once per storage,
-parameters excluded). ipywidgets is imported only by the widget functions.
+parameters excluded). ipywidgets is imported only by the widget functions (a GPU check imports
+:func:`stack` and :func:`segment_rows` alone).
 """
+
 from __future__ import annotations
 
 import math
@@ -14,11 +16,22 @@ from torch import nn
 from torch.nn import functional as F
 from torch.utils.checkpoint import checkpoint_sequential
 
-from .graph import trace
-from .memory import SavedTensorMeter
+from ..graph import trace
+from ..memory import SavedTensorMeter
+from .table import bar, text_table
 
-__all__ = ["POLICIES", "loop_memory", "loop_table", "leak_explorer",
-           "stack", "checkpoint_peak", "segment_rows", "segment_table", "segment_explorer"]
+__all__ = [
+    "POLICIES",
+    "loop_memory",
+    "loop_table",
+    "leak_table",
+    "leak_explorer",
+    "stack",
+    "checkpoint_peak",
+    "segment_rows",
+    "segment_table",
+    "segment_explorer",
+]
 
 # What a training loop logs each step, and how (chapter 7). Each step trains on a fresh batch,
 # then evaluates on a fresh validation batch of the same size, and logs a (train, val) pair.
@@ -62,56 +75,51 @@ def loop_memory(policy: str, steps: int = 6, seed: int = 0) -> list[dict]:
             opt.step()
             with torch.set_grad_enabled(policy == "val loss without no_grad"):
                 val = F.mse_loss(model(vx), vy)
-            log.append((loss if keep_loss else loss.item(),
-                        val if val.requires_grad else val.item()))
+            log.append((loss if keep_loss else loss.item(), val if val.requires_grad else val.item()))
             del val
             tensors = [t for pair in log for t in pair if isinstance(t, torch.Tensor)]
-            rows.append(dict(step=step, alive_bytes=meter.alive_bytes, peak_bytes=meter.peak_bytes,
-                             nodes=len(trace(tensors)) if tensors else 0))
+            rows.append(
+                dict(
+                    step=step,
+                    alive_bytes=meter.alive_bytes,
+                    peak_bytes=meter.peak_bytes,
+                    nodes=len(trace(tensors)) if tensors else 0,
+                )
+            )
     return rows
 
 
 def loop_table(steps: int = 6) -> str:
     """Alive saved bytes after each step for every policy, as a fixed-width text table (what
     :func:`leak_explorer` shows, for all policies at once)."""
-    width = max(map(len, POLICIES))
-    lines = [f"{'policy':<{width}}  alive saved bytes after step 1, 2, ..."]
-    for policy in POLICIES:
-        alive = [r["alive_bytes"] for r in loop_memory(policy, steps)]
-        lines.append(f"{policy:<{width}}  " + " ".join(f"{a:>6}" for a in alive))
-    return "\n".join(lines)
+    rows = [("alive saved bytes after step", *range(1, steps + 1))]
+    rows += [(policy, *(r["alive_bytes"] for r in loop_memory(policy, steps))) for policy in POLICIES]
+    return text_table(rows, align="<>")
 
 
-def _bar(value: int, top: int, width: int = 40) -> str:
-    return "#" * (round(width * value / top) if top else 0)
+def leak_table(policy: str, steps: int = 6) -> str:
+    """:func:`loop_memory` for ``policy`` as a text table with a bar of the alive bytes per step:
+    what :func:`leak_explorer` shows."""
+    rows = loop_memory(policy, steps)
+    top = max(r["peak_bytes"] for r in rows)
+    table = [("step", "alive B", "peak B", "nodes", "")]
+    table += [(r["step"], r["alive_bytes"], r["peak_bytes"], r["nodes"], bar(r["alive_bytes"], top)) for r in rows]
+    return POLICIES[policy] + "\n" + text_table(table, align=">>>><")
 
 
 def leak_explorer():
-    """A policy menu and a step slider over :func:`loop_memory`: alive saved bytes as text bars."""
+    """A policy menu and a step slider over :func:`leak_table`: alive saved bytes as text bars."""
     import ipywidgets as widgets
 
-    from .explore import Explorer
+    from .shell import explorer
 
-    policy = widgets.Dropdown(options=list(POLICIES), description="log")
-    steps = widgets.IntSlider(value=6, min=1, max=20, description="steps")
-    out = widgets.Output()
-
-    def update(policy: str, steps: int) -> None:
-        out.clear_output(wait=True)
-        with out:
-            rows = loop_memory(policy, steps)
-            top = max(r["peak_bytes"] for r in rows)
-            print(POLICIES[policy])
-            print(f"{'step':>4} {'alive B':>8} {'peak B':>8} {'nodes':>6}")
-            for r in rows:
-                print(f"{r['step']:>4} {r['alive_bytes']:>8} {r['peak_bytes']:>8} {r['nodes']:>6}  "
-                      + _bar(r["alive_bytes"], top))
-
-    widgets.interactive_output(update, {"policy": policy, "steps": steps})
-    return Explorer([widgets.HBox([policy, steps]), out], "leak_explorer")
+    controls = {
+        "policy": widgets.Dropdown(options=list(POLICIES), description="log"),
+        "steps": widgets.IntSlider(value=6, min=1, max=20, description="steps"),
+    }
+    return explorer("leak_explorer", controls, leak_table)
 
 
-# ---------------------------------------------------------------- chapter 8: checkpointing
 def stack(blocks: int, kind: str = "tanh", width: int = 64, seed: int = 0) -> nn.Sequential:
     """A stack of ``blocks`` identical blocks that keep the width ``width``.
 
@@ -129,10 +137,10 @@ def stack(blocks: int, kind: str = "tanh", width: int = 64, seed: int = 0) -> nn
     with torch.random.fork_rng():
         torch.manual_seed(seed)
         if kind == "tanh":
-            return nn.Sequential(*[nn.Sequential(nn.Linear(width, width), nn.Tanh())
-                                   for _ in range(blocks)])
-        return nn.Sequential(*[nn.Sequential(nn.Linear(width, 4 * width), nn.ReLU(),
-                                             nn.Linear(4 * width, width)) for _ in range(blocks)])
+            return nn.Sequential(*[nn.Sequential(nn.Linear(width, width), nn.Tanh()) for _ in range(blocks)])
+        return nn.Sequential(
+            *[nn.Sequential(nn.Linear(width, 4 * width), nn.ReLU(), nn.Linear(4 * width, width)) for _ in range(blocks)]
+        )
 
 
 def checkpoint_peak(model: nn.Sequential, x: torch.Tensor, segments: int = 0) -> int:
@@ -147,8 +155,7 @@ def checkpoint_peak(model: nn.Sequential, x: torch.Tensor, segments: int = 0) ->
     during backward, so they are not counted.
     """
     with SavedTensorMeter(exclude=model.parameters()) as meter:
-        out = model(x) if segments == 0 else checkpoint_sequential(model, segments, x,
-                                                                     use_reentrant=False)
+        out = model(x) if segments == 0 else checkpoint_sequential(model, segments, x, use_reentrant=False)
         out.sum().backward()
     return meter.peak_bytes
 
@@ -165,15 +172,15 @@ def segment_rows(blocks: int = 16, kind: str = "tanh", width: int = 64, batch: i
     model = stack(blocks, kind, width)
     x = torch.randn(batch, width, generator=torch.Generator().manual_seed(1))
     runs = [0]
-    handles = [block.register_forward_pre_hook(lambda *_: runs.__setitem__(0, runs[0] + 1))
-               for block in model]
+    handles = [block.register_forward_pre_hook(lambda *_: runs.__setitem__(0, runs[0] + 1)) for block in model]
     rows = []
     try:
         for segments in range(blocks + 1):
             runs[0] = 0
             peak = checkpoint_peak(model, x, segments)
-            rows.append(dict(segments=segments, peak_bytes=peak, activations=peak / (batch * width * 4),
-                             block_runs=runs[0]))
+            rows.append(
+                dict(segments=segments, peak_bytes=peak, activations=peak / (batch * width * 4), block_runs=runs[0])
+            )
     finally:
         for handle in handles:
             handle.remove()
@@ -186,31 +193,29 @@ def segment_table(blocks: int = 16, kind: str = "tanh", width: int = 64, batch: 
     rows = segment_rows(blocks, kind, width, batch)
     top = max(r["peak_bytes"] for r in rows)
     best = min(rows[1:], key=lambda r: (r["peak_bytes"], r["segments"]))["segments"]
-    lines = [f"{blocks} blocks of kind {kind!r}, input [{batch}, {width}]",
-             f"{'segments':>8} {'peak B':>8} {'acts':>5} {'runs':>5}"]
+    table = [("segments", "peak B", "acts", "runs", "")]
     for r in rows:
-        label = "none" if r["segments"] == 0 else str(r["segments"])
-        marks = (" <- min" if r["segments"] == best else "") + \
-                (" (√n)" if r["segments"] == math.isqrt(blocks) else "")
-        lines.append(f"{label:>8} {r['peak_bytes']:>8} {r['activations']:>5.1f} {r['block_runs']:>5}  "
-                     f"{_bar(r['peak_bytes'], top, 30)}{marks}")
-    return "\n".join(lines)
+        marks = (" <- min" if r["segments"] == best else "") + (" (√n)" if r["segments"] == math.isqrt(blocks) else "")
+        table.append(
+            (
+                r["segments"] or "none",
+                r["peak_bytes"],
+                f"{r['activations']:.1f}",
+                r["block_runs"],
+                bar(r["peak_bytes"], top, 30) + marks,
+            )
+        )
+    return f"{blocks} blocks of kind {kind!r}, input [{batch}, {width}]\n" + text_table(table, align=">>>><")
 
 
 def segment_explorer():
     """A slider for the number of blocks and a menu for their kind over :func:`segment_table`."""
     import ipywidgets as widgets
 
-    from .explore import Explorer
+    from .shell import explorer
 
-    blocks = widgets.IntSlider(value=9, min=2, max=36, description="blocks")
-    kind = widgets.Dropdown(options=["tanh", "mlp"], description="block")
-    out = widgets.Output()
-
-    def update(blocks: int, kind: str) -> None:
-        out.clear_output(wait=True)
-        with out:
-            print(segment_table(blocks, kind, width=32, batch=16))
-
-    widgets.interactive_output(update, {"blocks": blocks, "kind": kind})
-    return Explorer([widgets.HBox([blocks, kind]), out], "segment_explorer")
+    controls = {
+        "blocks": widgets.IntSlider(value=9, min=2, max=36, description="blocks"),
+        "kind": widgets.Dropdown(options=["tanh", "mlp"], description="block"),
+    }
+    return explorer("segment_explorer", controls, lambda blocks, kind: segment_table(blocks, kind, width=32, batch=16))

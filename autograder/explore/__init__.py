@@ -1,0 +1,22 @@
+"""ipywidgets explorers of the lessons, one module per chapter.
+
+Each explorer is a thin widget over a plain function that returns records or text, so what a
+widget shows is what the tests check (call the function to see the same thing as text):
+
+============  ===========  ===================================================================
+module        chapters     plain functions / explorers
+============  ===========  ===================================================================
+graph         1-2          run_steps / step_explorer; leaf_facts, leaf_table / leaf_explorer
+backward      3-4          backward_facts, backward_table / backward_explorer;
+                           accumulation_facts, accumulation_table / accumulation_explorer
+inplace       5            inplace_facts, inplace_table / inplace_explorer
+grad_modes    6            grad_mode_facts, grad_mode_table / grad_mode_explorer
+memory        7-8          loop_memory, loop_table, leak_table / leak_explorer; stack,
+                           checkpoint_peak, segment_rows, segment_table / segment_explorer
+============  ===========  ===================================================================
+
+Two helpers build them: :func:`autograder.explore.shell.explorer` (the widget shell: controls,
+an output area redrawn on every change, a "run this cell" text) and
+:func:`autograder.explore.table.text_table` (fixed-width text tables). Importing this package
+imports nothing; import the chapter modules themselves.
+"""

@@ -29,8 +29,8 @@ computed from the check's inputs) or a kind (``"none"``, ``"zeros"``, ``"attache
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import torch
 

@@ -91,8 +91,8 @@ class Checked:
             ``"predictions"``.
         received: what the learner's code produced (a tensor, a dict of tensors, an int, ...).
         expected: the reference, or :data:`WITHHELD` in class grading.
-        options: how to judge: ``rtol``/``atol``/``allow_graph`` (tensor, grads), ``hint``
-            (value), ``parts`` (nbytes, bytes by storage name), ``show_values`` (all).
+        options: how to judge: ``rtol``/``atol``/``allow_graph``/``causes`` (tensor, grads),
+            ``hint`` (value, grads), ``parts`` (nbytes, bytes by storage name), ``show_values`` (all).
     """
 
     name: str
@@ -159,7 +159,7 @@ def call(fn: Callable, *args, **kwargs) -> Any:
 
 
 def _judge_tensor(received, expected, name: str, options: dict) -> tuple[bool, str]:
-    tolerance = {k: options[k] for k in ("rtol", "atol", "allow_graph") if k in options}
+    tolerance = {k: options[k] for k in ("rtol", "atol", "allow_graph", "causes") if k in options}
     result = diagnose(received, expected, name, **tolerance)
     if result.ok:
         return True, f"OK {name}"
@@ -251,22 +251,31 @@ def _check(record: Checked) -> None:
 
 
 def tensor(received, expected: torch.Tensor, name: str = "value", show_values: bool = True,
-           **tolerance) -> None:
+           causes: Mapping | None = None, **tolerance) -> None:
     """Check one tensor against a reference with :func:`autograder.compare.diagnose`.
 
     ``tolerance`` may hold ``rtol``/``atol``/``allow_graph``. With ``show_values`` the message
-    includes both values (hidden tests pass False so hidden inputs stay hidden).
+    includes both values (hidden tests pass False so hidden inputs stay hidden). ``causes`` names
+    the likely cause of a difference in this question, by factor received / expected or by kind
+    (``{0.5: "the factor 2 of the square's derivative forgotten", n: "...", "none": "..."}``, see
+    :func:`~autograder.compare.diagnose`): plain numbers and strings, computed from the check's
+    inputs (or inside a REFERENCE region when they depend on a reference).
 
     Raises:
         CheckFailed: with the diagnosis when the values differ.
     """
     __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
-    _check(Checked(name, "tensor", received, expected, dict(tolerance, show_values=show_values)))
+    options = dict(tolerance, show_values=show_values)
+    if causes:
+        options["causes"] = dict(causes)
+    _check(Checked(name, "tensor", received, expected, options))
 
 
 def grads(received: Mapping[str, Any], expected: Mapping[str, torch.Tensor],
-          show_values: bool = True, name: str = "gradients", hint: str = "") -> None:
-    """Check several named gradients (``{"w": tensor, "b": tensor}``); all must match.
+          show_values: bool = True, name: str = "gradients", hint: str = "",
+          causes: Mapping | None = None) -> None:
+    """Check several named gradients (``{"w": tensor, "b": tensor}``); all must match. ``causes``
+    (as for :func:`tensor`) applies to each gradient; ``hint`` follows the list of problems.
 
     Raises:
         CheckFailed: listing each name that is missing or wrong, with its diagnosis, then ``hint``.
@@ -274,7 +283,10 @@ def grads(received: Mapping[str, Any], expected: Mapping[str, torch.Tensor],
     __tracebackhide__ = True
     if not isinstance(received, Mapping):
         raise CheckFailed(f"expected a dict of gradients, got {type(received).__name__}")
-    _check(Checked(name, "grads", dict(received), expected, {"show_values": show_values, "hint": hint}))
+    options = {"show_values": show_values, "hint": hint}
+    if causes:
+        options["causes"] = dict(causes)
+    _check(Checked(name, "grads", dict(received), expected, options))
 
 
 def value(received, expected, name: str = "value", hint: str | Mapping[str, str] = "",

@@ -15,11 +15,22 @@
 ``fraction``   1/k of the reference: divided twice, or a mean where a sum was meant
 ``mismatch``   different in some other way; the relative error is reported
 =============  =============================================================================
+
+A shape that differs only by a dimension a broadcast adds (received ``(5,)`` for ``()``, ``(N, D)``
+for ``(D,)``) is reported as a gradient not summed over that dimension (or, the other way round,
+summed over a dimension it should keep).
+
+The causes above are the generic ones. A check knows better what gives a factor k *in its
+question*: ``causes`` maps a factor received / expected (a number: ``2``, ``0.5``, ``-1``, ``n``
+computed from the check's inputs) or a kind (``"none"``, ``"zeros"``, ``"attached"``, ``"shape"``,
+``"mismatch"``) to the likely cause there, which then replaces the generic one. It is plain data
+(numbers and strings), so it can travel in a check's record to the class grader.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import torch
@@ -91,6 +102,67 @@ def _whole(s: float) -> int | None:
     return k if k != 0 and abs(s - k) <= 1e-3 * abs(k) else None
 
 
+def _cause_for_factor(s: float, causes: Mapping) -> str | None:
+    """The cause ``causes`` gives for the factor s (a number key within 0.1 % of s), if any."""
+    for key, cause in causes.items():
+        if (
+            isinstance(key, (int, float))
+            and not isinstance(key, bool)
+            and key != 0
+            and math.isfinite(key)
+            and abs(s - key) <= 1e-3 * abs(key)
+        ):
+            return str(cause)
+    return None
+
+
+def _factor_words(s: float) -> str:
+    """``"is exactly 3x"``, ``"is exactly 1/2 of"``, ``"has the opposite sign of"``, ``"is 0.75x"``."""
+    if _whole(s) == -1:
+        return "has the opposite sign of"
+    if (k := _whole(s)) is not None:
+        return f"is exactly {k}x"
+    if abs(s) < 1 and (k := _whole(1 / s)) is not None:
+        return f"is exactly {'-' if k < 0 else ''}1/{abs(k)} of"
+    return f"is {s:.4g}x"
+
+
+def _shape_message(name: str, got: tuple, want: tuple) -> str:
+    """The shape difference in words, naming a missing (or extra) reduction over a dimension that
+    broadcasting adds: a tensor broadcast along a dimension gets the sum over it as its gradient."""
+    plain = f"{name} has shape {got}, expected {want}"
+    try:
+        wider = torch.broadcast_shapes(got, want)
+    except RuntimeError:
+        wider = None
+    if wider not in (got, want):  # not one shape broadcast to the other
+        if math.prod(got) == math.prod(want):
+            return f"{plain}: the same number of elements, arranged otherwise (a missing squeeze() or reshape?)."
+        return plain + "."
+    extra, small = (got, want) if wider == got else (want, got)
+    new = len(extra) - len(small)  # leading dimensions the smaller shape lacks altogether
+    padded = (1,) * new + tuple(small)
+    dims = [i for i, (a, b) in enumerate(zip(extra, padded)) if a != b or i < new]
+    which = ", ".join(f"dimension {i} (size {extra[i]}{'' if i < new else ', not 1'})" for i in dims)
+    if all(extra[i] == 1 for i in dims):
+        how = (
+            "a sum or mean with keepdim=True, or a missing squeeze()?"
+            if wider == got
+            else "squeezed or indexed where a dimension of size 1 should stay?"
+        )
+        return f"{plain}: they differ by {which}: {how}"
+    if wider == got:
+        return (
+            f"{plain}: it has the extra {which}. That looks like a gradient not summed over the "
+            "dimension it was broadcast along (a tensor broadcast along a dimension gets the sum over "
+            "it as its gradient: .sum(dim)), or a value not reduced over it."
+        )
+    return (
+        f"{plain}: it lacks {which}. That looks like a sum (or mean) over a dimension that should "
+        "stay: a tensor that was not broadcast along it gets one gradient entry per element there."
+    )
+
+
 def diagnose(
     received,
     expected: torch.Tensor,
@@ -98,6 +170,7 @@ def diagnose(
     rtol: float | None = None,
     atol: float | None = None,
     allow_graph: bool = False,
+    causes: Mapping | None = None,
 ) -> Diagnosis:
     """Compare ``received`` with ``expected`` and explain any difference in autograd terms.
 
@@ -108,14 +181,22 @@ def diagnose(
         rtol, atol: override the dtype's tolerances (:func:`tolerances`).
         allow_graph: accept a received tensor that still requires grad (by default a value still
             attached to a graph is reported, since checks ask for plain values).
+        causes: the likely cause of a difference *in this question*, by factor received / expected
+            (number keys: ``{0.5: "the factor 2 of the square's derivative forgotten", n: ...}``)
+            or by kind (``"none"``, ``"zeros"``, ``"attached"``, ``"shape"``, ``"mismatch"``);
+            it replaces the generic cause of the module docstring. A factor with a cause is
+            reported even when it is not a whole number or its inverse.
 
     Returns:
         A :class:`Diagnosis`; this function does not raise for any ``received``.
     """
     expected = expected.detach()
+    causes = dict(causes) if isinstance(causes, Mapping) else {}
     if received is None:
-        causes = "\n".join(f"  - {c}" for c in NONE_GRAD_CAUSES)
-        return Diagnosis(False, "none", f"{name} is None. Likely causes:\n{causes}")
+        if "none" in causes:
+            return Diagnosis(False, "none", f"{name} is None: {causes['none']}")
+        listed = "\n".join(f"  - {c}" for c in NONE_GRAD_CAUSES)
+        return Diagnosis(False, "none", f"{name} is None. Likely causes:\n{listed}")
     if isinstance(received, (int, float, bool)) and expected.numel() == 1:
         try:
             converted = torch.tensor(received, dtype=expected.dtype, device=expected.device)
@@ -133,17 +214,16 @@ def diagnose(
         )
     if received.requires_grad and not allow_graph:
         where = f"grad_fn={type(received.grad_fn).__name__}" if received.grad_fn else "a leaf"
+        fix = causes.get("attached", "Return a plain value: .detach() (or .item() for a number).")
         return Diagnosis(
-            False,
-            "attached",
-            f"{name} is still attached to the autograd graph ({where}, requires_grad="
-            "True). Return a plain value: .detach() (or .item() for a number).",
+            False, "attached", f"{name} is still attached to the autograd graph ({where}, requires_grad=True). {fix}"
         )
-    for kind, got, want in (
-        ("shape", tuple(received.shape), tuple(expected.shape)),
-        ("dtype", received.dtype, expected.dtype),
-        ("device", received.device, expected.device),
-    ):
+    if tuple(received.shape) != tuple(expected.shape):
+        got, want = tuple(received.shape), tuple(expected.shape)
+        if "shape" in causes:
+            return Diagnosis(False, "shape", f"{name} has shape {got}, expected {want}: {causes['shape']}")
+        return Diagnosis(False, "shape", _shape_message(name, got, want))
+    for kind, got, want in (("dtype", received.dtype, expected.dtype), ("device", received.device, expected.device)):
         if got != want:
             return Diagnosis(False, kind, f"{name} has {kind} {got}, expected {want}.")
     r, e = received.detach(), expected
@@ -161,15 +241,16 @@ def diagnose(
     if torch.allclose(r, e, rtol=rtol, atol=atol, equal_nan=True):
         return Diagnosis(True, "ok", f"{name} is correct (relative error {rel:.1e}).", rel)
     if not bool(r.any()) and bool(e.any()):
-        return Diagnosis(
-            False,
+        cause = causes.get(
             "zeros",
-            f"{name} is all zeros but should not be: the graph was cut"
-            " between the loss and this tensor (detach(), .data, no_grad, or a"
-            " non-differentiable op such as argmax, round or a comparison).",
-            rel,
+            "the graph was cut between the loss and this tensor (detach(), .data,"
+            " no_grad, or a non-differentiable op such as argmax, round or a comparison).",
         )
+        return Diagnosis(False, "zeros", f"{name} is all zeros but should not be: {cause}", rel)
     s = _scale_factor(r, e, rtol, atol)
+    if s is not None and s != 0 and (cause := _cause_for_factor(s, causes)) is not None:
+        kind = "sign" if _whole(s) == -1 else "multiple" if abs(s) > 1 else "fraction"
+        return Diagnosis(False, kind, f"{name} {_factor_words(s)} the expected value: {cause}", rel, s)
     if s is not None and _whole(s) == -1:
         return Diagnosis(
             False,
@@ -198,10 +279,12 @@ def diagnose(
             rel,
             s,
         )
+    cause = f" {causes['mismatch']}" if "mismatch" in causes else ""
     return Diagnosis(
         False,
         "mismatch",
-        f"{name} differs from the expected value (relative error {rel:.1e}, tolerance rtol={rtol:g}, atol={atol:g}).",
+        f"{name} differs from the expected value (relative error"
+        f" {rel:.1e}, tolerance rtol={rtol:g}, atol={atol:g}).{cause}",
         rel,
         s,
     )

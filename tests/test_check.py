@@ -64,6 +64,48 @@ def test_grads_reports_every_wrong_name():
     assert "w has the opposite sign" in str(info.value) and "b is None" in str(info.value)
 
 
+def test_tensor_and_grads_pass_causes_to_the_diagnosis():
+    """Do check.tensor and check.grads name the cause their question gives for a factor?"""
+    causes = {0.5: "the factor 2 of the square's derivative forgotten"}
+    with pytest.raises(check.CheckFailed, match="1/2 of the expected value: the factor 2 of the square's"):
+        check.tensor(torch.ones(2) / 2, torch.ones(2), name="w", causes=causes)
+    with pytest.raises(check.CheckFailed) as info:
+        check.grads({"w": torch.ones(2) / 2, "b": torch.ones(())}, {"w": torch.ones(2), "b": torch.ones(())},
+                    causes=causes)
+    assert "w is exactly 1/2 of the expected value: the factor 2" in str(info.value)
+    assert not any(line.startswith("b ") for line in str(info.value).splitlines())  # b is right: not listed
+
+
+def test_causes_travel_in_the_record_to_the_grader():
+    """Does the solution's causes option survive the JSON crossing (number keys included) and give the
+    grader's judge the same message as the learner's own check?"""
+    from autograder.grading.values import decode_record, encode_record
+
+    records = []
+    check.report_to(records.append)
+    try:
+        with pytest.raises(check.CheckFailed) as info:
+            check.grads({"w": 5 * torch.ones(2)}, {"w": torch.ones(2)},
+                        causes={5: "the 1/N of the mean forgotten (N = 5)", "none": "not a leaf"})
+    finally:
+        check.report_to(None)
+    crossed = decode_record(encode_record(records[0]))
+    assert crossed.options["causes"] == {5: "the 1/N of the mean forgotten (N = 5)", "none": "not a leaf"}
+    ok, message = check.judge(crossed)
+    assert not ok and message == str(info.value) and "5x the expected value: the 1/N of the mean" in message
+
+
+def test_checks_without_causes_keep_their_records_unchanged():
+    """Is no causes option recorded when a check gives none (records stay as they were)?"""
+    records = []
+    check.report_to(records.append)
+    try:
+        check.tensor(torch.ones(2), torch.ones(2), name="w")
+    finally:
+        check.report_to(None)
+    assert "causes" not in records[0].options
+
+
 def test_predictions_name_wrong_entries_without_answers():
     """Does check.predictions name the wrong keys but not their right values?"""
     with pytest.raises(check.CheckFailed, match="1 of 2 predictions are right; rethink: y.is_leaf"):

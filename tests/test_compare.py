@@ -64,6 +64,72 @@ def test_device_mismatch():
     assert d.kind == "device"
 
 
+@pytest.mark.parametrize("received,expected,phrase", [
+    ((5,), (), "extra dimension 0 (size 5). That looks like a gradient not summed over the dimension it was broadcast"),
+    ((4, 3), (3,), "extra dimension 0 (size 4). That looks like a gradient not summed"),
+    ((3,), (1,), "extra dimension 0 (size 3, not 1)"),
+    ((), (5,), "lacks dimension 0 (size 5). That looks like a sum (or mean) over a dimension that should stay"),
+    ((3,), (4, 3), "lacks dimension 0 (size 4)"),
+    ((1, 3), (3,), "keepdim=True"),
+    ((3, 1), (3,), "the same number of elements, arranged otherwise"),
+])
+def test_shape_differences_name_the_missing_reduction(received, expected, phrase):
+    """Is a shape that differs by a broadcast dimension named as a missing (or extra) reduction over it?"""
+    d = diagnose(torch.ones(received), torch.ones(expected), "b")
+    assert d.kind == "shape" and phrase in d.message, d.message
+
+
+def test_unrelated_shapes_get_no_reduction_story():
+    """Does a shape that no broadcast explains get the plain statement, without a guessed cause?"""
+    d = diagnose(torch.ones(2), torch.ones(3), "b")
+    assert d.message == "b has shape (2,), expected (3,)."
+
+
+@pytest.mark.parametrize("factor,words", [
+    (0.5, "is exactly 1/2 of the expected value: the factor 2 of the square's derivative forgotten"),
+    (5, "is exactly 5x the expected value: the 1/N of the mean forgotten"),
+    (-1, "has the opposite sign of the expected value: the residual's sign"),
+    (0.2, "is exactly 1/5 of the expected value: the 1/N applied twice"),
+    (0.75, "is 0.75x the expected value: three quarters"),
+])
+def test_causes_by_factor_replace_the_generic_cause(factor, words):
+    """Does a factor the check names a cause for get that cause, in place of the generic guess?"""
+    causes = {0.5: "the factor 2 of the square's derivative forgotten", 5: "the 1/N of the mean forgotten",
+              1 / 5: "the 1/N applied twice", -1: "the residual's sign", 0.75: "three quarters"}
+    d = diagnose(factor * REF, REF, "w", causes=causes)
+    assert not d.ok and words in d.message, d.message
+    assert "accumulate" not in d.message and "a mean taken where a sum was meant" not in d.message
+    assert d.factor == pytest.approx(factor)
+
+
+def test_factor_without_a_cause_keeps_the_generic_message():
+    """Is a factor the causes do not mention still explained generically (2x: accumulated gradients)?"""
+    d = diagnose(2 * REF, REF, "w", causes={0.5: "half"})
+    assert d.kind == "multiple" and "accumulate" in d.message and "half" not in d.message
+
+
+@pytest.mark.parametrize("received,kind,cause", [
+    (None, "none", "h is not a leaf"),
+    (torch.zeros(3), "zeros", "cut by this question's detach"),
+    (REF.clone().requires_grad_(), "attached", "create_graph leaves it attached"),
+    (REF + torch.tensor([0.0, 1.0, 0.0]), "mismatch", "tanh's derivative left out?"),
+    (torch.ones(5), "shape", "b not summed over the rows"),
+])
+def test_causes_by_kind_name_this_questions_mistake(received, kind, cause):
+    """Does a kind the check names a cause for (None, zeros, attached, mismatch, shape) give that cause?"""
+    causes = {"none": "h is not a leaf", "zeros": "cut by this question's detach",
+              "attached": "create_graph leaves it attached", "mismatch": "tanh's derivative left out?",
+              "shape": "b not summed over the rows"}
+    d = diagnose(received, REF, "x", causes=causes)
+    assert d.kind == kind and cause in d.message, d.message
+    assert "Likely causes:" not in d.message and "non-differentiable op" not in d.message
+
+
+def test_causes_do_not_change_a_correct_answer():
+    """Is a correct value still accepted when causes are given (a factor 1 key included)?"""
+    assert diagnose(REF.clone(), REF, "w", causes={1: "n = 1", 0.5: "half"}).ok
+
+
 def test_tensor_still_attached_to_graph():
     """Is a result that still requires grad called out, with how to detach it?"""
     w = torch.ones(3, requires_grad=True)

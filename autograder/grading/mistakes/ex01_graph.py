@@ -43,7 +43,7 @@ MISTAKES = {
     return {"w": x.T @ dL_dz, "b": dL_dz.sum()}
 """
         },
-        "fails": {"q2_check": "opposite sign"},
+        "fails": {"q2_check": "has the opposite sign of the expected value: check the residual"},
     },
     # Q2: the 1/N of the mean forgotten: N (= 5 at the visible point) times too large.
     "ex01-q2-sum-not-mean": {
@@ -54,7 +54,7 @@ MISTAKES = {
     return {"w": x.T @ dL_dz, "b": dL_dz.sum()}
 """
         },
-        "fails": {"q2_check": "is exactly 5x the expected value"},
+        "fails": {"q2_check": "is exactly 5x the expected value: the 1/N of the mean forgotten (N = 5 rows here)"},
     },
     # Q2: the 2 of the square forgotten: half the gradient.
     "ex01-q2-half": {
@@ -65,7 +65,9 @@ MISTAKES = {
     return {"w": x.T @ dL_dz, "b": dL_dz.sum()}
 """
         },
-        "fails": {"q2_check": "is exactly 1/2 of the expected value"},
+        "fails": {
+            "q2_check": "is exactly 1/2 of the expected value: the factor 2 of the square's derivative forgotten"
+        },
     },
     # Q2: the local derivative of TanhBackward0 left out of the chain.
     "ex01-q2-no-tanh": {
@@ -76,7 +78,21 @@ MISTAKES = {
     return {"w": x.T @ dL_dz, "b": dL_dz.sum()}
 """
         },
-        "fails": {"q2_check": "differs from the expected value (relative error"},
+        "fails": {"q2_check": "TanhBackward0 multiplies by 1 - p**2"},
+    },
+    # Q2: b's gradient not summed over the N rows it was broadcast along: shape [N], not [].
+    "ex01-q2-b-not-summed": {
+        "answers": {
+            "q2_answer": """def grad_wb(w, b, x, y):
+    p = torch.tanh(x @ w + b)
+    dL_dz = 2 * (p - y) / y.numel() * (1 - p ** 2)
+    return {"w": x.T @ dL_dz, "b": dL_dz}
+"""
+        },
+        "fails": {
+            "q2_check": "b has shape (5,), expected (): it has the extra dimension 0 (size 5). That looks "
+            "like a gradient not summed over the dimension it was broadcast along"
+        },
     },
     # Q2: autograd used anyway; the check runs the function under torch.no_grad().
     "ex01-q2-autograd": {

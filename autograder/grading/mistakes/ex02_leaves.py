@@ -49,7 +49,7 @@ MISTAKES = {
     return h.grad
 """
         },
-        "fails": {"q2_check": "d loss / d h is None"},
+        "fails": {"q2_check": "d loss / d h is None: h is not a leaf, so backward() does not keep its .grad"},
     },
     # Q2: create_graph=True copied from a higher-order example: the result is still attached.
     "ex02-q2-create-graph": {
@@ -59,7 +59,7 @@ MISTAKES = {
     return torch.autograd.grad(loss, h, create_graph=True)[0]
 """
         },
-        "fails": {"q2_check": "still attached to the autograd graph"},
+        "fails": {"q2_check": "create_graph=True records the gradient's own graph"},
     },
     # Q2: two backward passes (the first with retain_graph=True): the retained .grad sums them.
     "ex02-q2-backward-twice": {
@@ -72,7 +72,7 @@ MISTAKES = {
     return h.grad.detach()
 """
         },
-        "fails": {"q2_check": "is exactly 2x the expected value"},
+        "fails": {"q2_check": "is exactly 2x the expected value: backward() ran twice"},
     },
     # Q3: scaled after requires_grad=True: a non-leaf (MulBackward0) whose .grad stays None.
     "ex02-q3-scaled-after": {

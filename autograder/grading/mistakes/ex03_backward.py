@@ -100,7 +100,7 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
     return first, second
 """
         },
-        "fails": {"q3_check": "f'(x) is still attached to the autograd graph"},
+        "fails": {"q3_check": "create_graph=True, which the second derivative needs, leaves f'(x) in the graph"},
     },
     # Q3: backward(create_graph=True) twice into x.grad: the "second derivative" is f' + f''
     # (two backward passes summed in .grad), and PyTorch warns about the reference cycle.
@@ -114,7 +114,7 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
     return first, x.grad.detach()
 """
         },
-        "fails": {"q3_check": "f''(x) differs from the expected value"},
+        "fails": {"q3_check": "x.grad then holds f'(x) + f''(x)"},
     },
     # Q4: the ReLU output counted twice (ReLU and the second Linear both save it: one storage).
     "ex03-q4-relu-twice": {

@@ -39,7 +39,7 @@ MISTAKES = {
         F.mse_loss(model(xb), yb).backward()
 """
         },
-        "fails": {"q2_check": "is exactly 3x the expected value"},
+        "fails": {"q2_check": "is exactly 3x the expected value: each micro-batch's mean loss was not scaled"},
     },
     # Q2: divided by the number of micro-batches: right for equal ones (visible), wrong when the last
     # micro-batch is smaller (hidden).
@@ -51,7 +51,7 @@ MISTAKES = {
         (F.mse_loss(model(xb), yb) / len(chunks)).backward()
 """
         },
-        "fails": {"q2_check": "differs from the expected value"},
+        "fails": {"q2_check": "each loss divided by the number of micro-batches (wrong when the last one is smaller"},
     },
     # Q2: zero_grad() inside the loop: only the last micro-batch's gradient is left.
     "ex04-q2-zero-inside": {
@@ -63,7 +63,7 @@ MISTAKES = {
         (F.mse_loss(model(xb), yb) * (len(xb) / n)).backward()
 """
         },
-        "fails": {"q2_check": "differs from the expected value"},
+        "fails": {"q2_check": "Was .grad zeroed inside the loop (then only the last micro-batch's gradient is left)"},
     },
     # Q2: the micro-batch losses summed and backwarded once: right gradients, but every micro-batch's
     # graph is alive at the same time, as with the full batch.

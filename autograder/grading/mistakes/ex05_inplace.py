@@ -60,7 +60,7 @@ MISTAKES = {
     return ((out @ v) ** 2).mean()
 """
         },
-        "fails": {"q3_check": "d loss / d w differs from the expected value"},
+        "fails": {"q3_check": "the in-place changes were hidden from autograd (.data, or under torch.no_grad())"},
     },
     # Q3: clone() after the first in-place change: the sigmoid's output is already modified.
     "ex05-q3-clone-too-late": {

@@ -61,7 +61,7 @@ MISTAKES = {
     return len(model)
 """
         },
-        "fails": {"q2_check": "checkpointing every block can save nothing"},
+        "fails": {"q2_check": "one segment per block still keeps every block's input alive"},
     },
     # Q2: the sqrt(n) rule of thumb without measuring: right for Linear-Tanh stacks, wrong for MLP blocks.
     "ex08-q2-sqrt-rule": {
@@ -70,7 +70,9 @@ MISTAKES = {
     return math.isqrt(len(model))
 """
         },
-        "fails": {"q2_check": "the sqrt(n) rule assumes a block saves about as much as its input"},
+        "fails": {
+            "q2_check": "the sqrt(n) rule assumes a block saves about as much as its input, which this model's blocks do not"
+        },
     },
     # Q2: measured, but the last of several equal peaks kept instead of the first.
     "ex08-q2-last-of-ties": {
@@ -85,7 +87,7 @@ MISTAKES = {
     return best
 """
         },
-        "fails": {"q2_check": "the first of ties"},
+        "fails": {"q2_check": "of equal peaks keep the first, the smallest count"},
     },
     # Q3: the reentrant variant believed to work like the non-reentrant one.
     "ex08-q3-reentrant-works": {

@@ -2,7 +2,7 @@
 earlier version of the grader, and with plain sequential `nbgrader autograde`, on the same
 submissions, in one run. Not a test; run it by hand from the repository root:
 
-    PYTHONPATH=$PWD .venv/bin/python tests/benchmark_grading.py [--students 40] [--assignments ex01_graph ...]
+    PYTHONPATH=$PWD .venv/bin/python tests/scripts/benchmark_grading.py [--students 40] [--assignments ex01_graph ...]
         [--demo] [--baseline-ref GIT_REF] [--no-nbgrader] [--repeat N]
 
 ``--baseline-ref afb1b5e`` also grades the class with the grader of that commit (afb1b5e: the
@@ -14,7 +14,7 @@ both gave the same score. On a shared machine use ``--repeat 3``: the best of th
 interleaved, is far steadier than one run. For the lead's check ("within 10 % of the grader
 before the sandbox"):
 
-    PYTHONPATH=$PWD .venv/bin/python tests/benchmark_grading.py --baseline-ref afb1b5e --repeat 3
+    PYTHONPATH=$PWD .venv/bin/python tests/scripts/benchmark_grading.py --baseline-ref afb1b5e --repeat 3
 
 The class: every student submits every assignment, a realistic mix built from the demo class:
 mostly correct answers and typical mistakes, some untouched releases, some truncated files and

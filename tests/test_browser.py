@@ -662,6 +662,14 @@ def _click_link_to(page, path: str, row: str) -> str:
     ``row``). Says where the link was."""
     here = _current(page)
     links = page.locator(f'[data-course-current] .jp-RenderedMarkdown a[href*="/files/{path}"]')
+    for _ in range(5):  # JupyterLab renders only the cells in view: scroll down as a reader does
+        if links.count():
+            break
+        page.evaluate("""async () => {
+            const nb = window.jupyterapp.shell.currentWidget.content;
+            await nb.scrollToItem(nb.widgets.length - 1);
+        }""")
+        page.wait_for_timeout(700)
     if links.count():
         _scroll_to(page, links.first)
         links.first.click()
@@ -748,7 +756,7 @@ def test_learner_first_hour_through_course_lab(course_lab, browser):
         page.screenshot(path=str(ARTIFACTS / "learner-2-lesson1.png"))
 
         exercise = f"exercises/{EXERCISE}/{EXERCISE}.ipynb"
-        _click_link_to(page, exercise, "Exercise 1:")
+        assert _click_link_to(page, exercise, "Exercise 1:") == lesson, "lesson 1 has no link to exercise 1"
         _opened(page, exercise)
         cells = page.evaluate(CELLS)
         _run(page, _cell(cells, "setup")["index"])
@@ -763,7 +771,8 @@ def test_learner_first_hour_through_course_lab(course_lab, browser):
         page.screenshot(path=str(ARTIFACTS / "learner-3-exercise1-check.png"))
         assert re.search(r"^OK\b", shown, re.M), f"no OK line after a right answer:\n{shown}"
 
-        _click_link_to(page, "notebooks/02_leaf_tensors.ipynb", "Lesson 2:")
+        assert _click_link_to(page, "notebooks/02_leaf_tensors.ipynb", "Lesson 2:") == exercise, \
+            "exercise 1 has no link to lesson 2"
         _opened(page, "notebooks/02_leaf_tensors.ipynb")
         page.screenshot(path=str(ARTIFACTS / "learner-4-lesson2.png"))
         problems = _no_instructor_tools_nor_news(page)

@@ -13,6 +13,7 @@ import csv
 import os
 import threading
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,7 +77,10 @@ def write_feedback(result: Result, page: Path) -> None:
 def render_feedback(pages: ProcessPoolExecutor, result: Result, page: Path) -> None:
     """Write the feedback page in one of the ``pages`` processes and wait for it: nbconvert is pure
     Python and holds the GIL, so rendering in the grading threads would serialize them."""
-    pages.submit(write_feedback, result, page).result()
+    try:
+        pages.submit(write_feedback, result, page).result()
+    except BrokenProcessPool:  # a rendering process died (out of memory?): render here, slower but sure
+        write_feedback(result, page)
 
 
 def _row(result: Result) -> dict:

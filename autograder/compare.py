@@ -18,6 +18,7 @@
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -159,19 +160,50 @@ def diagnose(received, expected: torch.Tensor, name: str = "value",
                      f" {rel:.1e}, tolerance rtol={rtol:g}, atol={atol:g}).", rel, s)
 
 
+def _sum_matches(target: int, items: dict[str, int], most: int = 3) -> list[tuple[str, ...]]:
+    """The smallest combinations (each item at most once, up to ``most`` items) of ``items`` whose
+    sizes add up to ``target``; all combinations of that smallest length, in the items' order."""
+    names = [name for name, size in items.items() if size > 0]
+    for length in range(1, min(most, len(names)) + 1):
+        found = [combo for combo in itertools.combinations(names, length)
+                 if sum(items[n] for n in combo) == target]
+        if found:
+            return found
+    return []
+
+
+def _named(combos: list[tuple[str, ...]]) -> str:
+    return " or ".join(" + ".join(combo) for combo in combos)
+
+
 def diagnose_bytes(received, expected: int, name: str = "saved bytes",
-                   parts: dict[str, int] | None = None) -> Diagnosis:
-    """Compare a memory figure (``int`` bytes) with the reference, exactly, and name the usual
-    slips: off by exactly one saved storage of ``parts`` (``{"x": 128, "relu output": 96}``),
-    a storage counted twice (``received`` = ``expected`` + a part, or 2x), bits for bytes (8x),
-    k graphs counted where one is alive at a time (k x, k >= 3: every iteration or micro-batch
-    added up), elements for bytes (1/4 for float32), a float or a tensor where an int was asked for.
+                   parts: dict[str, int] | None = None, unsaved: dict[str, int] | None = None,
+                   step: int | None = None) -> Diagnosis:
+    """Compare a memory figure (``int`` bytes) with the reference, exactly, and name what the
+    difference is made of.
+
+    Args:
+        received: the learner's figure.
+        expected: the reference figure, in bytes.
+        parts: bytes of each storage the reference really saves, by name (``{"x": 128, "the ReLU
+            output": 96}``): a figure too low by some of them left them out; too high by some of
+            them counted them twice.
+        unsaved: bytes of tensors the computation makes but no Node saves, by name (``{"the
+            sigmoid's input": 96}``): a figure too high by one of them counted a tensor that is
+            not kept for backward.
+        step: bytes of one step's graph, when the figure is about a loop: a figure off by k of
+            them counted k steps' graphs too many (or too few) at that moment.
+
+    The difference is matched first against one part, one unsaved tensor or one step's graph,
+    then the ratios (2x: everything counted twice; 8x: bits; k x: k graphs where one is alive),
+    then k steps' graphs and sums of up to three parts (saved or not), then 1/2, 1/4, 1/8
+    (elements for bytes). Only saved parts are ever said to be counted twice.
 
     Returns:
-        A :class:`Diagnosis` (``kind``: ok, type, double, missing, extra, multiple, fraction,
-        mismatch); never raises.
+        A :class:`Diagnosis` (``kind``: ok, type, double, missing, unsaved, steps, extra,
+        multiple, fraction, mismatch); never raises.
     """
-    parts = dict(parts or {})
+    parts, unsaved = dict(parts or {}), dict(unsaved or {})
     if isinstance(received, bool) or not isinstance(received, int):
         hint = " (use .item() or int(...))" if hasattr(received, "item") else ""
         return Diagnosis(False, "type", f"{name} should be an int number of bytes, got "
@@ -180,14 +212,39 @@ def diagnose_bytes(received, expected: int, name: str = "saved bytes",
         return Diagnosis(True, "ok", f"{name} is correct.", 0.0)
     rel = abs(received - expected) / expected if expected else float(abs(received))
     diff = received - expected
-    for part, size in parts.items():
-        if diff == size:
+    size = abs(diff)
+    side = "too high" if diff > 0 else "too low"
+
+    def steps_message(k: int) -> Diagnosis:
+        graphs = "one step's graph" if k == 1 else f"{k} steps' graphs"
+        why = ("Is a graph counted that backward() already freed, or that nothing references any more?"
+               if diff > 0 else "Which graph is still alive at that moment (retain_graph=True, or a loss "
+               "still referenced)?")
+        return Diagnosis(False, "steps", f"{name} is {size} B {side}: exactly the size of {graphs}. {why}",
+                         rel, float(k))
+
+    def saved_message(combos: list[tuple[str, ...]]) -> Diagnosis:
+        if diff > 0:
             return Diagnosis(False, "double", f"{name} is {size} B too high: exactly the size of "
-                             f"{part}. Was it counted twice? A storage saved by several Nodes (or "
-                             "through views) is kept, and counted, once.", rel)
-        if diff == -size:
-            return Diagnosis(False, "missing", f"{name} is {size} B too low: exactly the size of "
-                             f"{part}. Which Node saves it for backward?", rel)
+                             f"{_named(combos)}. Was it counted twice? A storage saved by several Nodes "
+                             "(or through views) is kept, and counted, once.", rel)
+        return Diagnosis(False, "missing", f"{name} is {size} B too low: exactly the size of "
+                         f"{_named(combos)}. Which Node saves it for backward?", rel)
+
+    def unsaved_message(combos: list[tuple[str, ...]]) -> Diagnosis:
+        extra = sorted({n for combo in combos for n in combo if n in unsaved})
+        return Diagnosis(False, "unsaved", f"{name} is {size} B too high: exactly the size of "
+                         f"{_named(combos)}, and {', '.join(extra)} is not saved for backward by any "
+                         "Node: count only what backward needs (check what each Node saves).", rel)
+
+    # one thing, by its own name: a saved storage, a tensor nobody saves, or one step's graph
+    if single := [(n,) for n, s in parts.items() if s == size]:
+        return saved_message(single)
+    if diff > 0 and (single := [(n,) for n, s in unsaved.items() if s == size]):
+        return unsaved_message(single)
+    if step and size == step:
+        return steps_message(1)
+    # ratios: the whole figure counted twice, in bits, or once per graph
     if expected and received == 2 * expected:
         return Diagnosis(False, "double", f"{name} is exactly 2x the expected figure: was each "
                          "saved storage counted twice?", rel, 2.0)
@@ -198,8 +255,15 @@ def diagnose_bytes(received, expected: int, name: str = "saved bytes",
         return Diagnosis(False, "multiple", f"{name} is exactly {k}x the expected figure: {k} graphs "
                          "(iterations, micro-batches) counted, where backward frees each graph before "
                          "the next one is built?", rel, float(k))
-    for size in (2, 4, 8):
-        if expected and received * size == expected:
-            return Diagnosis(False, "fraction", f"{name} is 1/{size} of the expected figure: elements "
-                             f"rather than bytes? Multiply by element_size() ({size} B here?).", rel)
+    if step and size % step == 0 and size // step <= 64:
+        return steps_message(size // step)
+    # sums of a few parts: saved ones only for a figure too low
+    if combos := _sum_matches(size, parts if diff < 0 else {**parts, **unsaved}):
+        if any(n in unsaved for combo in combos for n in combo):
+            return unsaved_message(combos)
+        return saved_message(combos)
+    for factor in (2, 4, 8):
+        if expected and received * factor == expected:
+            return Diagnosis(False, "fraction", f"{name} is 1/{factor} of the expected figure: elements "
+                             f"rather than bytes? Multiply by element_size() ({factor} B here?).", rel)
     return Diagnosis(False, "mismatch", f"{name} differs from the expected figure by {diff:+d} B.", rel)

@@ -234,7 +234,7 @@ def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, st
 
 def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, str]:
     result = diagnose_bytes(received, expected, name, options.get("parts") or {}, options.get("unsaved") or {},
-                            options.get("step"))
+                            options.get("step"), options.get("extra") or {})
     if result.ok:
         return True, f"OK {name}"
     shown = f"\n  expected: {expected} B\n  received: {received!r}" if options.get("show_values", True) else ""
@@ -250,7 +250,8 @@ def _judge_predictions(received, expected, name: str, options: dict) -> tuple[bo
     if wrong:
         right = sum(key in received and received[key] == expected[key] for key in expected)
         message = f"{right} of {len(expected)} {name} are right; rethink: {', '.join(map(str, wrong))}"
-        reasons = options.get("reasons") or {}
+        reasons = options.get("reasons")
+        reasons = reasons if isinstance(reasons, Mapping) else {}
         # each wrong entry's own pointer at the mechanism, computed from the run (never its value)
         message += "".join(f"\n  - {key}: {reasons[key]}" for key in wrong if isinstance(reasons.get(key), str))
         return False, message
@@ -339,18 +340,21 @@ def value(received, expected, name: str = "value", hint: str | Mapping[Any, str]
 
 
 def nbytes(received, expected: int, name: str = "saved bytes", parts: dict[str, int] | None = None,
-           show_values: bool = True, unsaved: dict[str, int] | None = None, step: int | None = None) -> None:
+           show_values: bool = True, unsaved: dict[str, int] | None = None, step: int | None = None,
+           extra: dict[str, int] | None = None) -> None:
     """Check a memory figure in bytes (an ``int``), exactly, with
     :func:`autograder.compare.diagnose_bytes`, which names what a difference is made of:
     ``parts``, bytes of each storage the reference saves, by name; ``unsaved``, bytes of tensors
-    the computation makes but no Node saves; ``step``, bytes of one step's graph (a loop).
+    the computation makes but no Node saves; ``step``, bytes of one step's graph (a loop);
+    ``extra``, bytes a known wrong run adds, named by what adds them.
 
     Raises:
         CheckFailed: with the diagnosis.
     """
     __tracebackhide__ = True
     _check(Checked(name, "nbytes", received, expected, {"parts": parts or {}, "unsaved": unsaved or {},
-                                                        "step": step, "show_values": show_values}))
+                                                        "step": step, "extra": extra or {},
+                                                        "show_values": show_values}))
 
 
 def at_most(received, limit, name: str, hint: str = "", show_values: bool = True) -> None:
@@ -378,4 +382,4 @@ def predictions(received: Mapping[str, Any], expected: Mapping[str, Any],
     __tracebackhide__ = True
     if not isinstance(received, Mapping):
         raise CheckFailed(f"{what} should be a dict, got {type(received).__name__}")
-    _check(Checked(what, "predictions", dict(received), expected, {"reasons": dict(reasons or {})}))
+    _check(Checked(what, "predictions", dict(received), expected, {"reasons": reasons or {}}))

@@ -160,15 +160,17 @@ def diagnose(received, expected: torch.Tensor, name: str = "value",
                      f" {rel:.1e}, tolerance rtol={rtol:g}, atol={atol:g}).", rel, s)
 
 
-def _sum_matches(target: int, items: dict[str, int], most: int = 3) -> list[tuple[str, ...]]:
+def _sum_matches(target: int, items: dict[str, int], most: int = 3,
+                 rank=lambda combo: 0) -> list[tuple[str, ...]]:
     """The smallest combinations (each item at most once, up to ``most`` items) of ``items`` whose
-    sizes add up to ``target``; all combinations of that smallest length, in the items' order."""
+    sizes add up to ``target``: of the shortest length found, those of the lowest ``rank``."""
     names = [name for name, size in items.items() if size > 0]
     for length in range(1, min(most, len(names)) + 1):
         found = [combo for combo in itertools.combinations(names, length)
                  if sum(items[n] for n in combo) == target]
         if found:
-            return found
+            best = min(map(rank, found))
+            return [combo for combo in found if rank(combo) == best]
     return []
 
 
@@ -178,7 +180,7 @@ def _named(combos: list[tuple[str, ...]]) -> str:
 
 def diagnose_bytes(received, expected: int, name: str = "saved bytes",
                    parts: dict[str, int] | None = None, unsaved: dict[str, int] | None = None,
-                   step: int | None = None) -> Diagnosis:
+                   step: int | None = None, extra: dict[str, int] | None = None) -> Diagnosis:
     """Compare a memory figure (``int`` bytes) with the reference, exactly, and name what the
     difference is made of.
 
@@ -193,6 +195,8 @@ def diagnose_bytes(received, expected: int, name: str = "saved bytes",
             not kept for backward.
         step: bytes of one step's graph, when the figure is about a loop: a figure off by k of
             them counted k steps' graphs too many (or too few) at that moment.
+        extra: bytes that a known wrong run adds, named by what adds them (a measured figure:
+            ``{"what the backbone saves when it runs in grad mode": 1536}``).
 
     The difference is matched first against one part, one unsaved tensor or one step's graph,
     then the ratios (2x: everything counted twice; 8x: bits; k x: k graphs where one is alive),
@@ -203,7 +207,7 @@ def diagnose_bytes(received, expected: int, name: str = "saved bytes",
         A :class:`Diagnosis` (``kind``: ok, type, double, missing, unsaved, steps, extra,
         multiple, fraction, mismatch); never raises.
     """
-    parts, unsaved = dict(parts or {}), dict(unsaved or {})
+    parts, unsaved, extra = dict(parts or {}), dict(unsaved or {}), dict(extra or {})
     if isinstance(received, bool) or not isinstance(received, int):
         hint = " (use .item() or int(...))" if hasattr(received, "item") else ""
         return Diagnosis(False, "type", f"{name} should be an int number of bytes, got "
@@ -232,16 +236,26 @@ def diagnose_bytes(received, expected: int, name: str = "saved bytes",
                          f"{_named(combos)}. Which Node saves it for backward?", rel)
 
     def unsaved_message(combos: list[tuple[str, ...]]) -> Diagnosis:
-        extra = sorted({n for combo in combos for n in combo if n in unsaved})
+        names = sorted({n for combo in combos for n in combo if n in unsaved})
+        listed = " and ".join(names)
         return Diagnosis(False, "unsaved", f"{name} is {size} B too high: exactly the size of "
-                         f"{_named(combos)}, and {', '.join(extra)} is not saved for backward by any "
-                         "Node: count only what backward needs (check what each Node saves).", rel)
+                         f"{_named(combos)}; {listed} {'is' if len(names) == 1 else 'are'} not saved for "
+                         "backward by any Node: count only what backward needs (check what each Node saves).",
+                         rel)
 
     # one thing, by its own name: a saved storage, a tensor nobody saves, or one step's graph
-    if single := [(n,) for n, s in parts.items() if s == size]:
+    if diff > 0 and (known := [n for n, s in extra.items() if s == size]):
+        return Diagnosis(False, "extra", f"{name} is {size} B too high: exactly {' or '.join(known)}.", rel)
+    single = [(n,) for n, s in parts.items() if s == size]
+    not_saved = [(n,) for n, s in unsaved.items() if s == size] if diff > 0 else []
+    if single and not_saved:  # the same size: a saved storage counted twice, or a tensor nobody saves
+        twice = saved_message(single)
+        return Diagnosis(False, "double", twice.message + f" Or is it {_named(not_saved)}, which no Node "
+                         "saves for backward?", rel)
+    if single:
         return saved_message(single)
-    if diff > 0 and (single := [(n,) for n, s in unsaved.items() if s == size]):
-        return unsaved_message(single)
+    if not_saved:
+        return unsaved_message(not_saved)
     if step and size == step:
         return steps_message(1)
     # ratios: the whole figure counted twice, in bits, or once per graph
@@ -258,7 +272,9 @@ def diagnose_bytes(received, expected: int, name: str = "saved bytes",
     if step and size % step == 0 and size // step <= 64:
         return steps_message(size // step)
     # sums of a few parts: saved ones only for a figure too low
-    if combos := _sum_matches(size, parts if diff < 0 else {**parts, **unsaved}):
+    # (a tensor nobody saves is the likelier slip than a saved one counted twice: fewest saved first)
+    if combos := _sum_matches(size, parts if diff < 0 else {**parts, **unsaved},
+                              rank=lambda combo: sum(n in parts for n in combo)):
         if any(n in unsaved for combo in combos for n in combo):
             return unsaved_message(combos)
         return saved_message(combos)

@@ -21,10 +21,14 @@ grader then judges the learner's received value against the record of the same c
 same occurrence in the cell) made when the instructor's solution ran, with :func:`judge`.
 So no reference is ever computed in, or sent to, the process that runs learner code.
 """
+
 from __future__ import annotations
 
 import contextlib
 import io
+import linecache
+import os
+import traceback
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -34,8 +38,21 @@ import torch
 from .compare import diagnose, diagnose_bytes
 from .explain import explain
 
-__all__ = ["CheckFailed", "Checked", "WITHHELD", "at_most", "call", "tensor", "grads", "value", "nbytes",
-           "predictions", "judge", "report_to", "warnings_to_stdout"]
+__all__ = [
+    "CheckFailed",
+    "Checked",
+    "WITHHELD",
+    "at_most",
+    "call",
+    "tensor",
+    "grads",
+    "value",
+    "nbytes",
+    "predictions",
+    "judge",
+    "report_to",
+    "warnings_to_stdout",
+]
 
 
 class _Withheld:
@@ -92,7 +109,8 @@ class Checked:
         received: what the learner's code produced (a tensor, a dict of tensors, an int, ...).
         expected: the reference, or :data:`WITHHELD` in class grading.
         options: how to judge: ``rtol``/``atol``/``allow_graph``/``causes`` (tensor, grads),
-            ``hint`` (value, grads), ``parts`` (nbytes, bytes by storage name), ``show_values`` (all).
+            ``hint`` (value, grads, at_most), ``parts``/``unsaved``/``step`` (nbytes), ``reasons``
+            (predictions), ``show_values`` (all).
     """
 
     name: str
@@ -146,16 +164,52 @@ def call(fn: Callable, *args, **kwargs) -> Any:
         with warnings_to_stdout():
             return fn(*args, **kwargs)
     except NotImplementedError:
-        raise CheckFailed(f"{getattr(fn, '__name__', 'the answer')} is not answered yet "
-                          "(it still raises NotImplementedError).") from None
+        raise CheckFailed(
+            f"{getattr(fn, '__name__', 'the answer')} is not answered yet (it still raises NotImplementedError)."
+        ) from None
     except CheckFailed:
         raise
     except Exception as error:  # learner code may raise anything; report it, in one line
         first = str(error).splitlines()[0] if str(error) else ""
         explained = explain(error)  # an autograd error also gets its cause in learner terms
         cause = f"\n{explained.cause}" if explained.kind != "unknown" else ""
-        raise CheckFailed(f"{getattr(fn, '__name__', 'your code')} raised "
-                          f"{type(error).__name__}: {first}{cause}") from None
+        where = _learner_line(error.__traceback__)
+        raise CheckFailed(
+            f"{getattr(fn, '__name__', 'your code')} raised {type(error).__name__}: {first}{where}{cause}"
+        ) from None
+
+
+# Frames from these folders are not the learner's: the course's package, PyTorch, the standard
+# library and installed packages. (Under a class grader, a learner's cell is compiled with an
+# IPython cell name such as "<ipython-input-3-...>" or "/tmp/ipykernel_12/....py".)
+_NOT_LEARNER = tuple(
+    os.path.dirname(os.path.abspath(path)) + os.sep
+    for path in (__file__, torch.__file__, os.__file__, contextlib.__file__)
+)
+
+
+def _is_learner_file(filename: str) -> bool:
+    if filename.startswith("<ipython-input-") or "ipykernel_" in filename:
+        return True
+    if filename.startswith("<") or "site-packages" in filename or "dist-packages" in filename:
+        # other pseudo-files ("<frozen ...>", "<string>") are not shown; "<q1_answer>" (a cell run by
+        # the course's tests) is a learner's cell
+        return filename.startswith("<") and filename.endswith("_answer>")
+    return not os.path.abspath(filename).startswith(_NOT_LEARNER)
+
+
+def _learner_line(tb) -> str:
+    """``"\n  raised in fn(), line N: <source>"`` for the innermost frame of ``tb`` that runs the
+    learner's own code (a notebook cell, not the course's package, PyTorch or another library);
+    empty when there is none."""
+    found = ""
+    for frame, lineno in traceback.walk_tb(tb):
+        filename = frame.f_code.co_filename
+        if not _is_learner_file(filename):
+            continue
+        text = linecache.getline(filename, lineno, frame.f_globals).strip()
+        found = f"\n  raised in {frame.f_code.co_name}(), line {lineno}" + (f": {text}" if text else "")
+    return found
 
 
 def _judge_tensor(received, expected, name: str, options: dict) -> tuple[bool, str]:
@@ -172,8 +226,12 @@ def _judge_tensor(received, expected, name: str, options: dict) -> tuple[bool, s
 def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, str]:
     if not isinstance(received, Mapping):
         return False, f"expected a dict with keys {sorted(expected)}, got {type(received).__name__}"
-    problems = [message for key, want in expected.items()
-                for ok, message in [_judge_tensor(received.get(key), want, key, options)] if not ok]
+    problems = [
+        message
+        for key, want in expected.items()
+        for ok, message in [_judge_tensor(received.get(key), want, key, options)]
+        if not ok
+    ]
     if options.get("hint") and problems:
         problems.append(options["hint"])
     return (False, "\n".join(problems)) if problems else (True, "OK " + ", ".join(expected))
@@ -188,12 +246,26 @@ def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, st
     hint = options.get("hint", "")
     if isinstance(hint, Mapping):  # {"too high": ..., "too low": ...}: the side the answer is on
         numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (received, expected))
-        hint = hint.get("too high" if numbers and received > expected else "too low", "") if numbers else ""
+        if numbers and ("too high" in hint or "too low" in hint):
+            hint = hint.get("too high" if received > expected else "too low", "")
+        else:  # {received value: hint}: what the learner's run did, reported as the received value
+            hint = next(
+                (text for key, text in hint.items() if type(key) is type(received) and key == received),
+                hint.get("otherwise", ""),
+            )
     return False, message + (f". {hint}" if hint else ".")
 
 
 def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, str]:
-    result = diagnose_bytes(received, expected, name, options.get("parts") or {})
+    result = diagnose_bytes(
+        received,
+        expected,
+        name,
+        options.get("parts") or {},
+        options.get("unsaved") or {},
+        options.get("step"),
+        options.get("extra") or {},
+    )
     if result.ok:
         return True, f"OK {name}"
     shown = f"\n  expected: {expected} B\n  received: {received!r}" if options.get("show_values", True) else ""
@@ -208,7 +280,12 @@ def _judge_predictions(received, expected, name: str, options: dict) -> tuple[bo
     wrong += [key for key in received if key not in expected]
     if wrong:
         right = sum(key in received and received[key] == expected[key] for key in expected)
-        return False, f"{right} of {len(expected)} {name} are right; rethink: {', '.join(map(str, wrong))}"
+        message = f"{right} of {len(expected)} {name} are right; rethink: {', '.join(map(str, wrong))}"
+        reasons = options.get("reasons")
+        reasons = reasons if isinstance(reasons, Mapping) else {}
+        # each wrong entry's own pointer at the mechanism, computed from the run (never its value)
+        message += "".join(f"\n  - {key}: {reasons[key]}" for key in wrong if isinstance(reasons.get(key), str))
+        return False, message
     return True, f"OK all {len(expected)} {name}"
 
 
@@ -222,8 +299,14 @@ def _judge_at_most(received, expected, name: str, options: dict) -> tuple[bool, 
     return False, f"{name} is too high{shown}." + (f" {hint}" if hint else "")
 
 
-_JUDGES = {"at_most": _judge_at_most, "tensor": _judge_tensor, "grads": _judge_grads, "value": _judge_value,
-           "nbytes": _judge_nbytes, "predictions": _judge_predictions}
+_JUDGES = {
+    "at_most": _judge_at_most,
+    "tensor": _judge_tensor,
+    "grads": _judge_grads,
+    "value": _judge_value,
+    "nbytes": _judge_nbytes,
+    "predictions": _judge_predictions,
+}
 
 
 def judge(record: Checked) -> tuple[bool, str]:
@@ -250,8 +333,14 @@ def _check(record: Checked) -> None:
     print(message)
 
 
-def tensor(received, expected: torch.Tensor, name: str = "value", show_values: bool = True,
-           causes: Mapping | None = None, **tolerance) -> None:
+def tensor(
+    received,
+    expected: torch.Tensor,
+    name: str = "value",
+    show_values: bool = True,
+    causes: Mapping | None = None,
+    **tolerance,
+) -> None:
     """Check one tensor against a reference with :func:`autograder.compare.diagnose`.
 
     ``tolerance`` may hold ``rtol``/``atol``/``allow_graph``. With ``show_values`` the message
@@ -271,9 +360,14 @@ def tensor(received, expected: torch.Tensor, name: str = "value", show_values: b
     _check(Checked(name, "tensor", received, expected, options))
 
 
-def grads(received: Mapping[str, Any], expected: Mapping[str, torch.Tensor],
-          show_values: bool = True, name: str = "gradients", hint: str = "",
-          causes: Mapping | None = None) -> None:
+def grads(
+    received: Mapping[str, Any],
+    expected: Mapping[str, torch.Tensor],
+    show_values: bool = True,
+    name: str = "gradients",
+    hint: str = "",
+    causes: Mapping | None = None,
+) -> None:
     """Check several named gradients (``{"w": tensor, "b": tensor}``); all must match. ``causes``
     (as for :func:`tensor`) applies to each gradient; ``hint`` follows the list of problems.
 
@@ -289,11 +383,15 @@ def grads(received: Mapping[str, Any], expected: Mapping[str, torch.Tensor],
     _check(Checked(name, "grads", dict(received), expected, options))
 
 
-def value(received, expected, name: str = "value", hint: str | Mapping[str, str] = "",
-          show_values: bool = True) -> None:
+def value(
+    received, expected, name: str = "value", hint: str | Mapping[Any, str] = "", show_values: bool = True
+) -> None:
     """Check a plain value (an int, bool, string or tuple of them) for equality, type included
     (``True`` is not accepted for ``1``). ``hint`` is a sentence for the learner, or, for numbers,
-    ``{"too high": ..., "too low": ...}``: the one that fits the received value is shown.
+    ``{"too high": ..., "too low": ...}``: the one that fits the received value is shown; or
+    ``{received value: sentence, "otherwise": sentence}``, for a received value that describes
+    what the learner's code did (``"the graph was kept after backward"``): the hint then says
+    only what the submission shows.
 
     Raises:
         CheckFailed: naming the value, with both values when ``show_values``, then ``hint``.
@@ -302,17 +400,41 @@ def value(received, expected, name: str = "value", hint: str | Mapping[str, str]
     _check(Checked(name, "value", received, expected, {"hint": hint, "show_values": show_values}))
 
 
-def nbytes(received, expected: int, name: str = "saved bytes", parts: dict[str, int] | None = None,
-           show_values: bool = True) -> None:
+def nbytes(
+    received,
+    expected: int,
+    name: str = "saved bytes",
+    parts: dict[str, int] | None = None,
+    show_values: bool = True,
+    unsaved: dict[str, int] | None = None,
+    step: int | None = None,
+    extra: dict[str, int] | None = None,
+) -> None:
     """Check a memory figure in bytes (an ``int``), exactly, with
-    :func:`autograder.compare.diagnose_bytes` (``parts``: bytes of each saved storage of the
-    reference, by name, so an answer off by one of them is told which).
+    :func:`autograder.compare.diagnose_bytes`, which names what a difference is made of:
+    ``parts``, bytes of each storage the reference saves, by name; ``unsaved``, bytes of tensors
+    the computation makes but no Node saves; ``step``, bytes of one step's graph (a loop);
+    ``extra``, bytes a known wrong run adds, named by what adds them.
 
     Raises:
         CheckFailed: with the diagnosis.
     """
     __tracebackhide__ = True
-    _check(Checked(name, "nbytes", received, expected, {"parts": parts or {}, "show_values": show_values}))
+    _check(
+        Checked(
+            name,
+            "nbytes",
+            received,
+            expected,
+            {
+                "parts": parts or {},
+                "unsaved": unsaved or {},
+                "step": step,
+                "extra": extra or {},
+                "show_values": show_values,
+            },
+        )
+    )
 
 
 def at_most(received, limit, name: str, hint: str = "", show_values: bool = True) -> None:
@@ -325,11 +447,18 @@ def at_most(received, limit, name: str, hint: str = "", show_values: bool = True
     _check(Checked(name, "at_most", received, limit, {"hint": hint, "show_values": show_values}))
 
 
-def predictions(received: Mapping[str, Any], expected: Mapping[str, Any],
-                what: str = "predictions") -> None:
+def predictions(
+    received: Mapping[str, Any],
+    expected: Mapping[str, Any],
+    what: str = "predictions",
+    reasons: Mapping[str, str] | None = None,
+) -> None:
     """Check a dict of predicted facts (``{"y.is_leaf": False, ...}``) against computed ones.
 
-    The message names the wrong entries but not their right values, so a learner can rethink them.
+    The message names the wrong entries but not their right values, so a learner can rethink them;
+    ``reasons`` (``{key: sentence}``, computed from the run in the reference region) adds, for each
+    wrong entry only, a sentence that points at the mechanism (which Node saved what, which tensor
+    is a leaf, ...) without giving the value away.
 
     Raises:
         CheckFailed: when ``received`` is not a dict, or an entry is missing or wrong.
@@ -337,4 +466,4 @@ def predictions(received: Mapping[str, Any], expected: Mapping[str, Any],
     __tracebackhide__ = True
     if not isinstance(received, Mapping):
         raise CheckFailed(f"{what} should be a dict, got {type(received).__name__}")
-    _check(Checked(what, "predictions", dict(received), expected))
+    _check(Checked(what, "predictions", dict(received), expected, {"reasons": reasons or {}}))

@@ -29,6 +29,7 @@ computed from the check's inputs) or a kind (``"none"``, ``"zeros"``, ``"attache
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -290,20 +291,58 @@ def diagnose(
     )
 
 
+def _sum_matches(target: int, items: dict[str, int], most: int = 3, rank=lambda combo: 0) -> list[tuple[str, ...]]:
+    """The smallest combinations (each item at most once, up to ``most`` items) of ``items`` whose
+    sizes add up to ``target``: of the shortest length found, those of the lowest ``rank``."""
+    names = [name for name, size in items.items() if size > 0]
+    for length in range(1, min(most, len(names)) + 1):
+        found = [combo for combo in itertools.combinations(names, length) if sum(items[n] for n in combo) == target]
+        if found:
+            best = min(map(rank, found))
+            return [combo for combo in found if rank(combo) == best]
+    return []
+
+
+def _named(combos: list[tuple[str, ...]]) -> str:
+    return " or ".join(" + ".join(combo) for combo in combos)
+
+
 def diagnose_bytes(
-    received, expected: int, name: str = "saved bytes", parts: dict[str, int] | None = None
+    received,
+    expected: int,
+    name: str = "saved bytes",
+    parts: dict[str, int] | None = None,
+    unsaved: dict[str, int] | None = None,
+    step: int | None = None,
+    extra: dict[str, int] | None = None,
 ) -> Diagnosis:
-    """Compare a memory figure (``int`` bytes) with the reference, exactly, and name the usual
-    slips: off by exactly one saved storage of ``parts`` (``{"x": 128, "relu output": 96}``),
-    a storage counted twice (``received`` = ``expected`` + a part, or 2x), bits for bytes (8x),
-    k graphs counted where one is alive at a time (k x, k >= 3: every iteration or micro-batch
-    added up), elements for bytes (1/4 for float32), a float or a tensor where an int was asked for.
+    """Compare a memory figure (``int`` bytes) with the reference, exactly, and name what the
+    difference is made of.
+
+    Args:
+        received: the learner's figure.
+        expected: the reference figure, in bytes.
+        parts: bytes of each storage the reference really saves, by name (``{"x": 128, "the ReLU
+            output": 96}``): a figure too low by some of them left them out; too high by some of
+            them counted them twice.
+        unsaved: bytes of tensors the computation makes but no Node saves, by name (``{"the
+            sigmoid's input": 96}``): a figure too high by one of them counted a tensor that is
+            not kept for backward.
+        step: bytes of one step's graph, when the figure is about a loop: a figure off by k of
+            them counted k steps' graphs too many (or too few) at that moment.
+        extra: bytes that a known wrong run adds, named by what adds them (a measured figure:
+            ``{"what the backbone saves when it runs in grad mode": 1536}``).
+
+    The difference is matched first against one part, one unsaved tensor or one step's graph,
+    then the ratios (2x: everything counted twice; 8x: bits; k x: k graphs where one is alive),
+    then k steps' graphs and sums of up to three parts (saved or not), then 1/2, 1/4, 1/8
+    (elements for bytes). Only saved parts are ever said to be counted twice.
 
     Returns:
-        A :class:`Diagnosis` (``kind``: ok, type, double, missing, extra, multiple, fraction,
-        mismatch); never raises.
+        A :class:`Diagnosis` (``kind``: ok, type, double, missing, unsaved, steps, extra,
+        multiple, fraction, mismatch); never raises.
     """
-    parts = dict(parts or {})
+    parts, unsaved, extra = dict(parts or {}), dict(unsaved or {}), dict(extra or {})
     if isinstance(received, bool) or not isinstance(received, int):
         hint = " (use .item() or int(...))" if hasattr(received, "item") else ""
         return Diagnosis(
@@ -313,23 +352,66 @@ def diagnose_bytes(
         return Diagnosis(True, "ok", f"{name} is correct.", 0.0)
     rel = abs(received - expected) / expected if expected else float(abs(received))
     diff = received - expected
-    for part, size in parts.items():
-        if diff == size:
+    size = abs(diff)
+    side = "too high" if diff > 0 else "too low"
+
+    def steps_message(k: int) -> Diagnosis:
+        graphs = "one step's graph" if k == 1 else f"{k} steps' graphs"
+        why = (
+            "Is a graph counted that backward() already freed, or that nothing references any more?"
+            if diff > 0
+            else "Which graph is still alive at that moment (retain_graph=True, or a loss still referenced)?"
+        )
+        return Diagnosis(
+            False, "steps", f"{name} is {size} B {side}: exactly the size of {graphs}. {why}", rel, float(k)
+        )
+
+    def saved_message(combos: list[tuple[str, ...]]) -> Diagnosis:
+        if diff > 0:
             return Diagnosis(
                 False,
                 "double",
                 f"{name} is {size} B too high: exactly the size of "
-                f"{part}. Was it counted twice? A storage saved by several Nodes (or "
-                "through views) is kept, and counted, once.",
+                f"{_named(combos)}. Was it counted twice? A storage saved by several Nodes "
+                "(or through views) is kept, and counted, once.",
                 rel,
             )
-        if diff == -size:
-            return Diagnosis(
-                False,
-                "missing",
-                f"{name} is {size} B too low: exactly the size of {part}. Which Node saves it for backward?",
-                rel,
-            )
+        return Diagnosis(
+            False,
+            "missing",
+            f"{name} is {size} B too low: exactly the size of {_named(combos)}. Which Node saves it for backward?",
+            rel,
+        )
+
+    def unsaved_message(combos: list[tuple[str, ...]]) -> Diagnosis:
+        names = sorted({n for combo in combos for n in combo if n in unsaved})
+        listed = " and ".join(names)
+        return Diagnosis(
+            False,
+            "unsaved",
+            f"{name} is {size} B too high: exactly the size of "
+            f"{_named(combos)}; {listed} {'is' if len(names) == 1 else 'are'} not saved for "
+            "backward by any Node: count only what backward needs (check what each Node saves).",
+            rel,
+        )
+
+    # one thing, by its own name: a saved storage, a tensor nobody saves, or one step's graph
+    if diff > 0 and (known := [n for n, s in extra.items() if s == size]):
+        return Diagnosis(False, "extra", f"{name} is {size} B too high: exactly {' or '.join(known)}.", rel)
+    single = [(n,) for n, s in parts.items() if s == size]
+    not_saved = [(n,) for n, s in unsaved.items() if s == size] if diff > 0 else []
+    if single and not_saved:  # the same size: a saved storage counted twice, or a tensor nobody saves
+        twice = saved_message(single)
+        return Diagnosis(
+            False, "double", twice.message + f" Or is it {_named(not_saved)}, which no Node saves for backward?", rel
+        )
+    if single:
+        return saved_message(single)
+    if not_saved:
+        return unsaved_message(not_saved)
+    if step and size == step:
+        return steps_message(1)
+    # ratios: the whole figure counted twice, in bits, or once per graph
     if expected and received == 2 * expected:
         return Diagnosis(
             False,
@@ -351,13 +433,23 @@ def diagnose_bytes(
             rel,
             float(k),
         )
-    for size in (2, 4, 8):
-        if expected and received * size == expected:
+    if step and size % step == 0 and size // step <= 64:
+        return steps_message(size // step)
+    # sums of a few parts: saved ones only for a figure too low
+    # (a tensor nobody saves is the likelier slip than a saved one counted twice: fewest saved first)
+    if combos := _sum_matches(
+        size, parts if diff < 0 else {**parts, **unsaved}, rank=lambda combo: sum(n in parts for n in combo)
+    ):
+        if any(n in unsaved for combo in combos for n in combo):
+            return unsaved_message(combos)
+        return saved_message(combos)
+    for factor in (2, 4, 8):
+        if expected and received * factor == expected:
             return Diagnosis(
                 False,
                 "fraction",
-                f"{name} is 1/{size} of the expected figure: elements "
-                f"rather than bytes? Multiply by element_size() ({size} B here?).",
+                f"{name} is 1/{factor} of the expected figure: elements "
+                f"rather than bytes? Multiply by element_size() ({factor} B here?).",
                 rel,
             )
     return Diagnosis(False, "mismatch", f"{name} differs from the expected figure by {diff:+d} B.", rel)

@@ -41,7 +41,47 @@ def test_learner_exception_becomes_one_line():
         raise RuntimeError("element 0 of tensors does not require grad\nmore")
     with pytest.raises(check.CheckFailed, match="answer raised RuntimeError: element 0") as info:
         check.call(answer)
-    assert "more" not in str(info.value)
+    assert "\nmore" not in str(info.value)   # the error's second line (its source line has "\\nmore")
+
+
+def test_learner_exception_names_the_line_that_raised():
+    """Does an exception raised deep in the learner's own helper name that helper's line, not the caller's?"""
+    def helper(items):
+        return items[3]
+
+    def answer():
+        return helper([1, 2])
+    with pytest.raises(check.CheckFailed, match="answer raised IndexError") as info:
+        check.call(answer)
+    assert "raised in helper(), line" in str(info.value) and "return items[3]" in str(info.value)
+
+
+def test_exception_inside_torch_names_the_learners_line():
+    """Does an error raised inside PyTorch name the learner's line that called it, not PyTorch's?"""
+    def answer():
+        return torch.ones(2) @ torch.ones(3)
+    with pytest.raises(check.CheckFailed) as info:
+        check.call(answer)
+    assert "raised in answer(), line" in str(info.value) and "torch.ones(2) @ torch.ones(3)" in str(info.value)
+
+
+def test_prediction_reasons_only_for_wrong_entries():
+    """Does check.predictions add the reason of each wrong entry, and only of the wrong ones?"""
+    reasons = {"a": "a's Node saves its input", "b": "b is a view"}
+    with pytest.raises(check.CheckFailed) as info:
+        check.predictions({"a": 1, "b": 2}, {"a": 0, "b": 2}, reasons=reasons)
+    assert "rethink: a" in str(info.value) and "a's Node saves its input" in str(info.value)
+    assert "b is a view" not in str(info.value)
+
+
+def test_value_hint_says_what_the_run_did():
+    """Does a hint keyed by the received value show only the sentence for what the learner's run did?"""
+    hint = {"kept": "the graph was kept", "otherwise": "something else"}
+    with pytest.raises(check.CheckFailed, match="the graph was kept") as info:
+        check.value("kept", "freed", "graphs", hint=hint)
+    assert "something else" not in str(info.value)
+    with pytest.raises(check.CheckFailed, match="something else"):
+        check.value("never built", "freed", "graphs", hint=hint)
 
 
 def test_warnings_go_to_stdout_not_stderr(capsys):

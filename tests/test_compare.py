@@ -178,3 +178,23 @@ def test_memory_figures_name_the_slip(received, kind, phrase):
 
     d = diagnose_bytes(received, 224, parts=PARTS)
     assert d.kind == kind and phrase in d.message
+
+
+@pytest.mark.parametrize("received,kind,phrase", [
+    (224 + 101, "mismatch", "+101 B"),
+    (224 + 100, "steps", "exactly the size of one step's graph"),
+    (224 + 200, "steps", "exactly the size of 2 steps' graphs"),
+    (224 - 100, "steps", "too low: exactly the size of one step's graph"),
+    (224 + 40, "unsaved", "the sigmoid's input is not saved"),
+    (224 + 96 + 40, "unsaved", "the ReLU output + the sigmoid's input"),
+    (300 + 128 + 96, "double", "x + the ReLU output. Was it counted twice"),
+    (300 - 128 - 96, "missing", "too low: exactly the size of x + the ReLU output"),
+])
+def test_byte_differences_are_decomposed(received, kind, phrase):
+    """Is a byte count too high by one step's graph, a tensor no Node saves, or a sum of saved parts told so,
+    and is "counted twice" said only of saved parts?"""
+    from autograder.compare import diagnose_bytes
+    expected = 300 if received in (300 + 128 + 96, 300 - 128 - 96) else 224
+    d = diagnose_bytes(received, expected, parts=PARTS, unsaved={"the sigmoid's input": 40}, step=100)
+    assert d.kind == kind and phrase in d.message, d.message
+    assert kind != "unsaved" or "counted twice" not in d.message

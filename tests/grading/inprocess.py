@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import linecache
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,7 +40,7 @@ def blank_answers(exercise: str) -> dict[str, str]:
 @dataclass
 class Run:
     """One in-process run of a notebook: the records each test cell's checks made, and the first
-    line of the exception each cell that failed raised (``"CheckFailed: ..."``), by grade_id."""
+    the exception each cell that failed raised (``"CheckFailed: ..."``, its whole message), by grade_id."""
 
     records: dict[str, list[check.Checked]] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
@@ -63,11 +64,12 @@ def run(nb: nbformat.NotebookNode, withheld: bool, answers: dict[str, str] | Non
                 text = withhold(text)
             records.clear()
             try:
+                # the cell's lines are registered, as IPython does, so feedback can quote them
+                linecache.cache[f"<{gid}>"] = (len(text), None, text.splitlines(True), f"<{gid}>")
                 with contextlib.redirect_stdout(io.StringIO()):
                     exec(compile(text, f"<{gid}>", "exec"), namespace)
             except Exception as error:  # noqa: BLE001 -- a failing cell is an outcome to report
-                first = str(error).splitlines()[0] if str(error) else ""
-                result.errors[gid] = f"{type(error).__name__}: {first}"
+                result.errors[gid] = f"{type(error).__name__}: {error}"
             if is_test(cell):
                 result.records[gid] = list(records)
     finally:

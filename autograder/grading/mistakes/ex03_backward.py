@@ -78,6 +78,25 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
         },
         "fails": {"q2_check": "head1.weight is None"},
     },
+    # Q2: the forward run twice, once per loss: the same gradients, but not one graph used by two backward passes.
+    "ex03-q2-two-forwards": {
+        "answers": {
+            "q2_answer": """def grads_summed(trunk, head1, head2, x, y1, y2):
+    loss1, loss2 = losses(trunk, head1, head2, x, y1, y2)
+    (loss1 + loss2).backward()
+    return {name: p.grad.detach().clone() for name, p in named_parameters(trunk, head1, head2).items()}
+
+
+def grads_two_passes(trunk, head1, head2, x, y1, y2):
+    loss1, _ = losses(trunk, head1, head2, x, y1, y2)
+    loss1.backward()
+    _, loss2 = losses(trunk, head1, head2, x, y1, y2)
+    loss2.backward()
+    return {name: p.grad.detach().clone() for name, p in named_parameters(trunk, head1, head2).items()}
+"""
+        },
+        "fails": {"q2_check": "grads_two_passes ran the trunk's forward more than once"},
+    },
     # Q3: the first gradient taken without create_graph=True: nothing left to differentiate.
     "ex03-q3-no-create-graph": {
         "answers": {

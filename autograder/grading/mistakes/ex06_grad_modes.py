@@ -63,7 +63,7 @@ MISTAKES = {
     return F.cross_entropy(head(features), target)
 """
         },
-        "fails": {"q3_check": "too high: exactly the size of what the backbone saves"},
+        "fails": {"q3_check": "too high: exactly what the backbone saves"},
     },
     # Q3: no_grad around the whole step: no graph for the loss either.
     "ex06-q3-no-grad-everything": {

@@ -25,13 +25,13 @@ So no reference is ever computed in, or sent to, the process that runs learner c
 from __future__ import annotations
 
 import contextlib
-import io
 import linecache
 import os
 import traceback
 import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import torch
 
@@ -169,7 +169,7 @@ def call(fn: Callable, *args, **kwargs) -> Any:
         ) from None
     except CheckFailed:
         raise
-    except Exception as error:  # learner code may raise anything; report it, in one line
+    except Exception as error:  # noqa: BLE001 -- learner code may raise anything; report it, in one line
         first = str(error).splitlines()[0] if str(error) else ""
         explained = explain(error)  # an autograd error also gets its cause in learner terms
         cause = f"\n{explained.cause}" if explained.kind != "unknown" else ""
@@ -315,7 +315,7 @@ def judge(record: Checked) -> tuple[bool, str]:
     for anything a learner's code produced."""
     try:
         return _JUDGES[record.kind](record.received, record.expected, record.name, record.options)
-    except Exception as error:  # a received value built to break comparisons is just wrong
+    except Exception as error:  # noqa: BLE001 -- a received value built to break comparisons is just wrong
         return False, f"{record.name} could not be compared ({type(error).__name__})"
 
 

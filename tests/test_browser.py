@@ -771,8 +771,9 @@ def test_learner_first_hour_through_course_lab(course_lab, browser):
         page.screenshot(path=str(ARTIFACTS / "learner-3-exercise1-check.png"))
         assert re.search(r"^OK\b", shown, re.M), f"no OK line after a right answer:\n{shown}"
 
-        assert _click_link_to(page, "notebooks/02_leaf_tensors.ipynb", "Lesson 2:") == exercise, \
+        assert _click_link_to(page, "notebooks/02_leaf_tensors.ipynb", "Lesson 2:") == exercise, (
             "exercise 1 has no link to lesson 2"
+        )
         _opened(page, "notebooks/02_leaf_tensors.ipynb")
         page.screenshot(path=str(ARTIFACTS / "learner-4-lesson2.png"))
         problems = _no_instructor_tools_nor_news(page)

@@ -1,4 +1,5 @@
 """Do the learner-facing checks pass, fail and explain as a learner needs?"""
+
 import warnings
 
 import pytest
@@ -29,28 +30,34 @@ def test_hidden_checks_do_not_show_values():
 
 def test_unanswered_question_is_named():
     """Does a stub that raises NotImplementedError fail as 'not answered yet'?"""
+
     def answer():
         raise NotImplementedError()
+
     with pytest.raises(check.CheckFailed, match="not answered yet"):
         check.call(answer)
 
 
 def test_learner_exception_becomes_one_line():
     """Is an exception in the learner's code reported by type and first line only?"""
+
     def answer():
         raise RuntimeError("element 0 of tensors does not require grad\nmore")
+
     with pytest.raises(check.CheckFailed, match="answer raised RuntimeError: element 0") as info:
         check.call(answer)
-    assert "\nmore" not in str(info.value)   # the error's second line (its source line has "\\nmore")
+    assert "\nmore" not in str(info.value)  # the error's second line (its source line has "\\nmore")
 
 
 def test_learner_exception_names_the_line_that_raised():
     """Does an exception raised deep in the learner's own helper name that helper's line, not the caller's?"""
+
     def helper(items):
         return items[3]
 
     def answer():
         return helper([1, 2])
+
     with pytest.raises(check.CheckFailed, match="answer raised IndexError") as info:
         check.call(answer)
     assert "raised in helper(), line" in str(info.value) and "return items[3]" in str(info.value)
@@ -58,8 +65,10 @@ def test_learner_exception_names_the_line_that_raised():
 
 def test_exception_inside_torch_names_the_learners_line():
     """Does an error raised inside PyTorch name the learner's line that called it, not PyTorch's?"""
+
     def answer():
         return torch.ones(2) @ torch.ones(3)
+
     with pytest.raises(check.CheckFailed) as info:
         check.call(answer)
     assert "raised in answer(), line" in str(info.value) and "torch.ones(2) @ torch.ones(3)" in str(info.value)
@@ -86,9 +95,11 @@ def test_value_hint_says_what_the_run_did():
 
 def test_warnings_go_to_stdout_not_stderr(capsys):
     """Does a PyTorch warning raised by learner code print on stdout, leaving stderr empty?"""
+
     def answer():
         y = torch.ones(1, requires_grad=True) * 2
         return y.grad  # non-leaf .grad: UserWarning
+
     with warnings.catch_warnings():
         warnings.simplefilter("default")
         assert check.call(answer) is None
@@ -110,8 +121,9 @@ def test_tensor_and_grads_pass_causes_to_the_diagnosis():
     with pytest.raises(check.CheckFailed, match="1/2 of the expected value: the factor 2 of the square's"):
         check.tensor(torch.ones(2) / 2, torch.ones(2), name="w", causes=causes)
     with pytest.raises(check.CheckFailed) as info:
-        check.grads({"w": torch.ones(2) / 2, "b": torch.ones(())}, {"w": torch.ones(2), "b": torch.ones(())},
-                    causes=causes)
+        check.grads(
+            {"w": torch.ones(2) / 2, "b": torch.ones(())}, {"w": torch.ones(2), "b": torch.ones(())}, causes=causes
+        )
     assert "w is exactly 1/2 of the expected value: the factor 2" in str(info.value)
     assert not any(line.startswith("b ") for line in str(info.value).splitlines())  # b is right: not listed
 
@@ -125,8 +137,11 @@ def test_causes_travel_in_the_record_to_the_grader():
     check.report_to(records.append)
     try:
         with pytest.raises(check.CheckFailed) as info:
-            check.grads({"w": 5 * torch.ones(2)}, {"w": torch.ones(2)},
-                        causes={5: "the 1/N of the mean forgotten (N = 5)", "none": "not a leaf"})
+            check.grads(
+                {"w": 5 * torch.ones(2)},
+                {"w": torch.ones(2)},
+                causes={5: "the 1/N of the mean forgotten (N = 5)", "none": "not a leaf"},
+            )
     finally:
         check.report_to(None)
     crossed = decode_record(encode_record(records[0]))
@@ -148,18 +163,20 @@ def test_checks_without_causes_keep_their_records_unchanged():
 
 def test_predictions_name_wrong_entries_without_answers():
     """Does check.predictions name the wrong keys but not their right values?"""
-    with pytest.raises(check.CheckFailed, match="1 of 2 predictions are right; rethink: y.is_leaf"):
+    with pytest.raises(check.CheckFailed, match=r"1 of 2 predictions are right; rethink: y\.is_leaf"):
         check.predictions({"x.is_leaf": True, "y.is_leaf": True}, {"x.is_leaf": True, "y.is_leaf": False})
 
 
 def test_autograd_error_in_learner_code_is_explained():
     """Does a version-counter error raised by the learner's function come with its cause
     (which tensor, which op saved it)?"""
+
     def answer():
         x = torch.ones(2, requires_grad=True)
         y = x.sigmoid()
         y += 1
         y.sum().backward()
+
     with pytest.raises(check.CheckFailed, match="answer raised RuntimeError: one of the variables") as info:
         check.call(answer)
     assert "output 0 of Sigmoid" in str(info.value) and "version 1" in str(info.value)

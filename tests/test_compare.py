@@ -64,15 +64,22 @@ def test_device_mismatch():
     assert d.kind == "device"
 
 
-@pytest.mark.parametrize("received,expected,phrase", [
-    ((5,), (), "extra dimension 0 (size 5). That looks like a gradient not summed over the dimension it was broadcast"),
-    ((4, 3), (3,), "extra dimension 0 (size 4). That looks like a gradient not summed"),
-    ((3,), (1,), "extra dimension 0 (size 3, not 1)"),
-    ((), (5,), "lacks dimension 0 (size 5). That looks like a sum (or mean) over a dimension that should stay"),
-    ((3,), (4, 3), "lacks dimension 0 (size 4)"),
-    ((1, 3), (3,), "keepdim=True"),
-    ((3, 1), (3,), "the same number of elements, arranged otherwise"),
-])
+@pytest.mark.parametrize(
+    "received,expected,phrase",
+    [
+        (
+            (5,),
+            (),
+            "extra dimension 0 (size 5). That looks like a gradient not summed over the dimension it was broadcast",
+        ),
+        ((4, 3), (3,), "extra dimension 0 (size 4). That looks like a gradient not summed"),
+        ((3,), (1,), "extra dimension 0 (size 3, not 1)"),
+        ((), (5,), "lacks dimension 0 (size 5). That looks like a sum (or mean) over a dimension that should stay"),
+        ((3,), (4, 3), "lacks dimension 0 (size 4)"),
+        ((1, 3), (3,), "keepdim=True"),
+        ((3, 1), (3,), "the same number of elements, arranged otherwise"),
+    ],
+)
 def test_shape_differences_name_the_missing_reduction(received, expected, phrase):
     """Is a shape that differs by a broadcast dimension named as a missing (or extra) reduction over it?"""
     d = diagnose(torch.ones(received), torch.ones(expected), "b")
@@ -85,17 +92,25 @@ def test_unrelated_shapes_get_no_reduction_story():
     assert d.message == "b has shape (2,), expected (3,)."
 
 
-@pytest.mark.parametrize("factor,words", [
-    (0.5, "is exactly 1/2 of the expected value: the factor 2 of the square's derivative forgotten"),
-    (5, "is exactly 5x the expected value: the 1/N of the mean forgotten"),
-    (-1, "has the opposite sign of the expected value: the residual's sign"),
-    (0.2, "is exactly 1/5 of the expected value: the 1/N applied twice"),
-    (0.75, "is 0.75x the expected value: three quarters"),
-])
+@pytest.mark.parametrize(
+    "factor,words",
+    [
+        (0.5, "is exactly 1/2 of the expected value: the factor 2 of the square's derivative forgotten"),
+        (5, "is exactly 5x the expected value: the 1/N of the mean forgotten"),
+        (-1, "has the opposite sign of the expected value: the residual's sign"),
+        (0.2, "is exactly 1/5 of the expected value: the 1/N applied twice"),
+        (0.75, "is 0.75x the expected value: three quarters"),
+    ],
+)
 def test_causes_by_factor_replace_the_generic_cause(factor, words):
     """Does a factor the check names a cause for get that cause, in place of the generic guess?"""
-    causes = {0.5: "the factor 2 of the square's derivative forgotten", 5: "the 1/N of the mean forgotten",
-              1 / 5: "the 1/N applied twice", -1: "the residual's sign", 0.75: "three quarters"}
+    causes = {
+        0.5: "the factor 2 of the square's derivative forgotten",
+        5: "the 1/N of the mean forgotten",
+        1 / 5: "the 1/N applied twice",
+        -1: "the residual's sign",
+        0.75: "three quarters",
+    }
     d = diagnose(factor * REF, REF, "w", causes=causes)
     assert not d.ok and words in d.message, d.message
     assert "accumulate" not in d.message and "a mean taken where a sum was meant" not in d.message
@@ -108,18 +123,25 @@ def test_factor_without_a_cause_keeps_the_generic_message():
     assert d.kind == "multiple" and "accumulate" in d.message and "half" not in d.message
 
 
-@pytest.mark.parametrize("received,kind,cause", [
-    (None, "none", "h is not a leaf"),
-    (torch.zeros(3), "zeros", "cut by this question's detach"),
-    (REF.clone().requires_grad_(), "attached", "create_graph leaves it attached"),
-    (REF + torch.tensor([0.0, 1.0, 0.0]), "mismatch", "tanh's derivative left out?"),
-    (torch.ones(5), "shape", "b not summed over the rows"),
-])
+@pytest.mark.parametrize(
+    "received,kind,cause",
+    [
+        (None, "none", "h is not a leaf"),
+        (torch.zeros(3), "zeros", "cut by this question's detach"),
+        (REF.clone().requires_grad_(), "attached", "create_graph leaves it attached"),
+        (REF + torch.tensor([0.0, 1.0, 0.0]), "mismatch", "tanh's derivative left out?"),
+        (torch.ones(5), "shape", "b not summed over the rows"),
+    ],
+)
 def test_causes_by_kind_name_this_questions_mistake(received, kind, cause):
     """Does a kind the check names a cause for (None, zeros, attached, mismatch, shape) give that cause?"""
-    causes = {"none": "h is not a leaf", "zeros": "cut by this question's detach",
-              "attached": "create_graph leaves it attached", "mismatch": "tanh's derivative left out?",
-              "shape": "b not summed over the rows"}
+    causes = {
+        "none": "h is not a leaf",
+        "zeros": "cut by this question's detach",
+        "attached": "create_graph leaves it attached",
+        "mismatch": "tanh's derivative left out?",
+        "shape": "b not summed over the rows",
+    }
     d = diagnose(received, REF, "x", causes=causes)
     assert d.kind == kind and cause in d.message, d.message
     assert "Likely causes:" not in d.message and "non-differentiable op" not in d.message
@@ -180,20 +202,24 @@ def test_memory_figures_name_the_slip(received, kind, phrase):
     assert d.kind == kind and phrase in d.message
 
 
-@pytest.mark.parametrize("received,kind,phrase", [
-    (224 + 101, "mismatch", "+101 B"),
-    (224 + 100, "steps", "exactly the size of one step's graph"),
-    (224 + 200, "steps", "exactly the size of 2 steps' graphs"),
-    (224 - 100, "steps", "too low: exactly the size of one step's graph"),
-    (224 + 40, "unsaved", "the sigmoid's input is not saved"),
-    (224 + 96 + 40, "unsaved", "the ReLU output + the sigmoid's input"),
-    (300 + 128 + 96, "double", "x + the ReLU output. Was it counted twice"),
-    (300 - 128 - 96, "missing", "too low: exactly the size of x + the ReLU output"),
-])
+@pytest.mark.parametrize(
+    "received,kind,phrase",
+    [
+        (224 + 101, "mismatch", "+101 B"),
+        (224 + 100, "steps", "exactly the size of one step's graph"),
+        (224 + 200, "steps", "exactly the size of 2 steps' graphs"),
+        (224 - 100, "steps", "too low: exactly the size of one step's graph"),
+        (224 + 40, "unsaved", "the sigmoid's input is not saved"),
+        (224 + 96 + 40, "unsaved", "the ReLU output + the sigmoid's input"),
+        (300 + 128 + 96, "double", "x + the ReLU output. Was it counted twice"),
+        (300 - 128 - 96, "missing", "too low: exactly the size of x + the ReLU output"),
+    ],
+)
 def test_byte_differences_are_decomposed(received, kind, phrase):
     """Is a byte count too high by one step's graph, a tensor no Node saves, or a sum of saved parts told so,
     and is "counted twice" said only of saved parts?"""
     from autograder.compare import diagnose_bytes
+
     expected = 300 if received in (300 + 128 + 96, 300 - 128 - 96) else 224
     d = diagnose_bytes(received, expected, parts=PARTS, unsaved={"the sigmoid's input": 40}, step=100)
     assert d.kind == kind and phrase in d.message, d.message

@@ -7,6 +7,7 @@ submission we take only the source of answer cells (nbgrader ``solution`` cells,
 test cell deleted, edited or moved by the learner is graded as the instructor wrote it, and
 points written into the submission never count.
 """
+
 from __future__ import annotations
 
 import copy
@@ -15,12 +16,12 @@ from dataclasses import dataclass
 
 import nbformat
 
-__all__ = ["Question", "questions", "assemble", "grade_id", "is_answer", "is_test", "visible_source",
-           "HIDDEN_TESTS"]
+__all__ = ["Question", "questions", "assemble", "grade_id", "is_answer", "is_test", "visible_source", "HIDDEN_TESTS"]
 
 # The markers nbgrader's ClearHiddenTests uses; everything between them is the instructor's.
-HIDDEN_TESTS = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?",
-                          re.MULTILINE | re.DOTALL)
+HIDDEN_TESTS = re.compile(
+    r"^[ \t]*### BEGIN HIDDEN TESTS.*?^[ \t]*### END HIDDEN TESTS[^\n]*\n?", re.MULTILINE | re.DOTALL
+)
 
 
 def _nbgrader(cell) -> dict:
@@ -69,8 +70,11 @@ def _learner_cells(submission: nbformat.NotebookNode, source: nbformat.NotebookN
     the known cell they follow (None: before any). A cell is known by its grade_id or, when its
     nbgrader metadata was stripped, by having exactly the text of a cell of the release."""
     known = {grade_id(c) for c in source.cells if grade_id(c)}
-    by_text = {visible_source(c.source).strip(): grade_id(c) for c in source.cells
-               if grade_id(c) and not is_answer(c) and c.source.strip()}
+    by_text = {
+        visible_source(c.source).strip(): grade_id(c)
+        for c in source.cells
+        if grade_id(c) and not is_answer(c) and c.source.strip()
+    }
     answers: dict[str, list[str]] = {}
     extras: dict[str | None, list[str]] = {}
     after = None

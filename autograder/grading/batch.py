@@ -7,6 +7,7 @@ grade one submission at a time in a fresh process of it. A sandbox that stops an
 replaced; every process a submission started is gone before the next one starts, and all of them
 before this function returns, so nothing can change ``grades.csv`` afterwards.
 """
+
 from __future__ import annotations
 
 import csv
@@ -14,8 +15,8 @@ import os
 import threading
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from multiprocessing import get_context
 from dataclasses import dataclass
+from multiprocessing import get_context
 from pathlib import Path
 
 import nbformat
@@ -84,9 +85,14 @@ def render_feedback(pages: ProcessPoolExecutor, result: Result, page: Path) -> N
 
 
 def _row(result: Result) -> dict:
-    return dict(student_id=result.student_id, assignment_id=result.assignment_id,
-                score=f"{result.score:g}", max_score=f"{result.max_score:g}", status=result.status,
-                failed=" ".join(q.grade_id for q in result.questions if q.score < q.points))
+    return dict(
+        student_id=result.student_id,
+        assignment_id=result.assignment_id,
+        score=f"{result.score:g}",
+        max_score=f"{result.max_score:g}",
+        status=result.status,
+        failed=" ".join(q.grade_id for q in result.questions if q.score < q.points),
+    )
 
 
 class _Sandboxes:
@@ -108,8 +114,15 @@ class _Sandboxes:
             sandbox.close()
 
 
-def grade_class(submitted: Path, out: Path, solutions: Path, jobs: int | None = None,
-                progress: bool = True, limits: Limits = Limits(), sandboxed: bool = True) -> list[dict]:
+def grade_class(
+    submitted: Path,
+    out: Path,
+    solutions: Path,
+    jobs: int | None = None,
+    progress: bool = True,
+    limits: Limits = Limits(),
+    sandboxed: bool = True,
+) -> list[dict]:
     """Grade every submission under ``submitted`` with ``jobs`` grading threads (default: the
     number of CPU cores), each with its own sandbox, and write ``out/grades.csv`` and the
     feedback pages.
@@ -147,17 +160,33 @@ def grade_class(submitted: Path, out: Path, solutions: Path, jobs: int | None = 
         if submission.assignment_id in broken:
             result = Result(submission.student_id, submission.assignment_id, broken[submission.assignment_id])
         else:
-            result = grade_notebook(submission.path, source, references[submission.assignment_id],
-                                    submission.student_id, submission.assignment_id, sandboxes.get(), limits)
+            result = grade_notebook(
+                submission.path,
+                source,
+                references[submission.assignment_id],
+                submission.student_id,
+                submission.assignment_id,
+                sandboxes.get(),
+                limits,
+            )
         if not sandboxed:
             result.status = status.unsandboxed(result.status)
         page = out / "feedback" / submission.student_id / f"{submission.assignment_id}.html"
         render_feedback(pages, result, page)
         return _row(result)
 
-    rows = [dict(student_id=s.student_id, assignment_id=s.assignment_id, score="0", max_score="0",
-                 status=status.UNKNOWN_ASSIGNMENT, failed="")
-            for s in submissions if s.assignment_id not in sources]
+    rows = [
+        dict(
+            student_id=s.student_id,
+            assignment_id=s.assignment_id,
+            score="0",
+            max_score="0",
+            status=status.UNKNOWN_ASSIGNMENT,
+            failed="",
+        )
+        for s in submissions
+        if s.assignment_id not in sources
+    ]
     todo = [s for s in submissions if s.assignment_id in sources]
     workers = jobs or os.cpu_count() or 1
     pages = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
@@ -167,8 +196,9 @@ def grade_class(submitted: Path, out: Path, solutions: Path, jobs: int | None = 
             for future in [pool.submit(reference, a) for a in sorted({s.assignment_id for s in todo})]:
                 future.result()
             futures = [pool.submit(grade, s) for s in todo]
-            for future in tqdm(as_completed(futures), total=len(futures), desc="grading", unit="notebook",
-                               disable=not progress):
+            for future in tqdm(
+                as_completed(futures), total=len(futures), desc="grading", unit="notebook", disable=not progress
+            ):
                 rows.append(future.result())
     finally:
         sandboxes.close()

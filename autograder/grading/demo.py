@@ -4,6 +4,7 @@ Students: ``correct`` (every answer is the solution's), ``blank`` (the release, 
 per assignment, one student per entry of :data:`mistakes.MISTAKES` whose answers are the
 solution's except the mistaken ones. Built fresh each time, so it never goes stale.
 """
+
 from __future__ import annotations
 
 import copy
@@ -12,8 +13,8 @@ from pathlib import Path
 
 import nbformat
 
-from .assemble import grade_id, is_answer, is_test
 from ..lessons import COURSE_ROOT
+from .assemble import grade_id, is_answer, is_test
 from .batch import load_sources
 from .mistakes import MISTAKES
 
@@ -48,7 +49,7 @@ def build_demo_class(target: Path, root: Path = COURSE_ROOT) -> dict[tuple[str, 
         release = nbformat.read(root / "exercises" / assignment / name, as_version=4)
         solution = {grade_id(c): solution_answer(c.source) for c in source.cells if is_answer(c)}
         tests = [grade_id(c) for c in source.cells if is_test(c)]
-        students = {"correct": ({}, {}), "blank": (None, {t: "" for t in tests})}
+        students = {"correct": ({}, {}), "blank": (None, dict.fromkeys(tests, ""))}
         students.update({s: (m["answers"], m["fails"]) for s, m in MISTAKES.get(assignment, {}).items()})
         for student, (answers, fails) in students.items():
             nb = release if answers is None else _submission(release, {**solution, **answers})

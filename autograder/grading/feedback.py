@@ -1,5 +1,6 @@
 """Feedback pages: the graded notebook as one self-contained HTML page (readable offline, maths as
 MathML), with hidden tests and tracebacks removed."""
+
 from __future__ import annotations
 
 import copy
@@ -17,14 +18,18 @@ __all__ = ["feedback_notebook", "feedback_html"]
 
 def _summary(result: Result) -> str:
     rows = "\n".join(
-        f"| {q.grade_id} | {q.score:g} / {q.points:g} | {html.escape(q.message.splitlines()[0]) if q.message else 'passed'} |"
-        for q in result.questions)
-    return (f"# Feedback: {html.escape(result.assignment_id)}\n\n"
-            f"Student **{html.escape(result.student_id)}**: **{result.score:g} / {result.max_score:g}** "
-            f"points. Status: {html.escape(result.status)}.\n\n"
-            f"| question | points | result |\n|:---|---:|:---|\n{rows}\n\n"
-            "Each check below shows what it printed; a failed check ends with the reason in "
-            "autograd terms. Hidden tests are not shown.")
+        f"| {q.grade_id} | {q.score:g} / {q.points:g} | "
+        f"{html.escape(q.message.splitlines()[0]) if q.message else 'passed'} |"
+        for q in result.questions
+    )
+    return (
+        f"# Feedback: {html.escape(result.assignment_id)}\n\n"
+        f"Student **{html.escape(result.student_id)}**: **{result.score:g} / {result.max_score:g}** "
+        f"points. Status: {html.escape(result.status)}.\n\n"
+        f"| question | points | result |\n|:---|---:|:---|\n{rows}\n\n"
+        "Each check below shows what it printed; a failed check ends with the reason in "
+        "autograd terms. Hidden tests are not shown."
+    )
 
 
 def feedback_notebook(result: Result) -> nbformat.NotebookNode:

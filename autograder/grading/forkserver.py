@@ -17,6 +17,7 @@ A submission process: its own session, resource limits (address space, processes
 file size, no core dumps), stdin/stdout/stderr on ``/dev/null``, a fresh folder under ``/tmp``;
 it runs each cell it receives with IPython's ``InteractiveShell`` and answers with JSON only.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -43,13 +44,13 @@ def _prctl(option: int, value: int) -> None:
 
 def warm_up() -> None:
     """Import what every notebook needs once, so forks start with it loaded."""
-    import IPython.core.interactiveshell  # noqa: F401
+    import IPython.core.interactiveshell
     import IPython.utils.capture  # noqa: F401
     import torch
-    import torch._dynamo  # noqa: F401  (the first optimizer or checkpoint imports it: about 3 s)
+    import torch._dynamo
 
-    import autograder.check  # noqa: F401
-    import autograder.graph  # noqa: F401
+    import autograder.check
+    import autograder.graph
     import autograder.memory  # noqa: F401
 
     from . import values  # noqa: F401
@@ -62,8 +63,11 @@ def _clip(text: str) -> str:
 
 
 def _outputs(captured, error) -> list:
-    outputs = [{"output_type": "stream", "name": name, "text": _clip(text)}
-               for name, text in (("stdout", captured.stdout), ("stderr", captured.stderr)) if text]
+    outputs = [
+        {"output_type": "stream", "name": name, "text": _clip(text)}
+        for name, text in (("stdout", captured.stdout), ("stderr", captured.stderr))
+        if text
+    ]
     for rich in captured.outputs[:20]:
         data = {k: _clip(v) for k, v in rich.data.items() if isinstance(v, str) and k.startswith(("text/", "image/"))}
         if data:
@@ -77,9 +81,13 @@ def _limit(limits: dict) -> None:
     """Resource limits of a submission process (``limits``: see ``Limits.for_process``)."""
     with open("/proc/self/statm") as f:
         mapped = int(f.read().split()[0]) * resource.getpagesize()
-    settings = {resource.RLIMIT_CORE: 0, resource.RLIMIT_NOFILE: limits.get("open_files"),
-                resource.RLIMIT_FSIZE: limits.get("file_size"), resource.RLIMIT_NPROC: limits.get("processes"),
-                resource.RLIMIT_AS: mapped + limits["memory"] if limits.get("memory") else None}
+    settings = {
+        resource.RLIMIT_CORE: 0,
+        resource.RLIMIT_NOFILE: limits.get("open_files"),
+        resource.RLIMIT_FSIZE: limits.get("file_size"),
+        resource.RLIMIT_NPROC: limits.get("processes"),
+        resource.RLIMIT_AS: mapped + limits["memory"] if limits.get("memory") else None,
+    }
     for kind, value in settings.items():
         if value is not None:
             resource.setrlimit(kind, (value, value))
@@ -102,12 +110,11 @@ def _submission(channel_fd: int, limits: dict) -> None:
 
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.utils.capture import capture_output
+    from traitlets.config import Config
 
     import autograder.check as check
 
     from . import values
-
-    from traitlets.config import Config
 
     config = Config()
     config.HistoryManager.enabled = False  # cells (a solution's, too) are never written to disk
@@ -126,8 +133,17 @@ def _submission(channel_fd: int, limits: dict) -> None:
             result = run_cell(request["source"], store_history=True)
         failure = getattr(result, "error_before_exec", None) or getattr(result, "error_in_exec", None)
         error = None if failure is None else (type(failure).__name__, str(failure))
-        send(json.dumps({"event": "done", "cell": request["cell"], "outputs": _outputs(captured, error),
-                         "error": error, "records": list(records)}).encode())
+        send(
+            json.dumps(
+                {
+                    "event": "done",
+                    "cell": request["cell"],
+                    "outputs": _outputs(captured, error),
+                    "error": error,
+                    "records": list(records),
+                }
+            ).encode()
+        )
 
 
 def _descendants() -> list[int]:
@@ -138,7 +154,7 @@ def _descendants() -> list[int]:
             try:
                 with open(f"/proc/{entry}/stat") as f:
                     stat = f.read()
-                parents[int(entry)] = int(stat[stat.rindex(")") + 2:].split()[1])
+                parents[int(entry)] = int(stat[stat.rindex(")") + 2 :].split()[1])
             except (OSError, ValueError, IndexError):
                 pass  # it ended while we looked
     found, frontier = [], [os.getpid()]

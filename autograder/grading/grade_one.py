@@ -10,6 +10,7 @@ A test cell earns its points (from the source) when
 The solution's records come from running the source notebook as written (``solution_records``),
 once per assignment, in a submission process of its own.
 """
+
 from __future__ import annotations
 
 import time
@@ -101,8 +102,15 @@ def _run_past_stops(texts: list[str], names: list[str], sandbox: Sandbox, limits
             return run, stops
 
 
-def grade_notebook(path: Path | None, source: nbformat.NotebookNode, expected: dict[str, list],
-                   student_id: str, assignment_id: str, sandbox: Sandbox, limits: Limits) -> Result:
+def grade_notebook(
+    path: Path | None,
+    source: nbformat.NotebookNode,
+    expected: dict[str, list],
+    student_id: str,
+    assignment_id: str,
+    sandbox: Sandbox,
+    limits: Limits,
+) -> Result:
     """Run the learner's answers with the source's tests in a new submission process of
     ``sandbox`` and score each test cell (see the module docstring). The submission is read once
     and never written.
@@ -115,14 +123,15 @@ def grade_notebook(path: Path | None, source: nbformat.NotebookNode, expected: d
     Returns:
         A :class:`Result`. A broken submission gets a status; nothing it does raises here.
     """
-    result = Result(student_id, assignment_id, status.GRADED,
-                    [QuestionResult(q.grade_id, q.points) for q in questions(source)])
+    result = Result(
+        student_id, assignment_id, status.GRADED, [QuestionResult(q.grade_id, q.points) for q in questions(source)]
+    )
     if path is None:
         result.status = status.NO_NOTEBOOK
         return result
     try:
         submission = nbformat.reads(path.read_bytes().decode("utf-8"), as_version=4)
-    except Exception as error:  # truncated JSON, invalid UTF-8, not a notebook at all
+    except Exception as error:  # noqa: BLE001 -- truncated JSON, invalid UTF-8, not a notebook at all
         result.status = status.unreadable(error)
         return result
     graded = assemble(source, submission)

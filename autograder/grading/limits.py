@@ -1,4 +1,5 @@
 """The limits a submission runs under: one object, from the command line down, unchanged."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -24,11 +25,11 @@ class Limits:
 
     cell_timeout: float = 60.0
     total_timeout: float = 300.0
-    memory: int | None = 2 * 1024 ** 3
+    memory: int | None = 2 * 1024**3
     processes: int = 64
     open_files: int = 256
-    file_size: int = 64 * 1024 ** 2
-    tmp_size: int = 256 * 1024 ** 2
+    file_size: int = 64 * 1024**2
+    tmp_size: int = 256 * 1024**2
 
     def for_process(self, tmp: str | None = None) -> dict:
         """The limits a submission process applies to itself (JSON-safe), with its temporary

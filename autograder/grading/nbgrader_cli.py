@@ -1,4 +1,5 @@
 """Run plain nbgrader commands on the course (or on a throw-away copy of it)."""
+
 from __future__ import annotations
 
 import os
@@ -20,8 +21,9 @@ def nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
         subprocess.CalledProcessError: nbgrader exited non-zero (stdout/stderr are attached).
     """
     env = dict(os.environ, PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
-    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=root, env=env, check=True,
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args], cwd=root, env=env, check=True, capture_output=True, text=True
+    )
 
 
 def course_copy(dest: Path, root: Path = COURSE_ROOT) -> Path:
@@ -29,6 +31,10 @@ def course_copy(dest: Path, root: Path = COURSE_ROOT) -> Path:
     nbgrader commands can run there without touching the course. Returns ``dest``."""
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy2(root / "nbgrader_config.py", dest / "nbgrader_config.py")
-    shutil.copytree(root / "solutions", dest / "solutions", dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    shutil.copytree(
+        root / "solutions",
+        dest / "solutions",
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"),
+    )
     return dest

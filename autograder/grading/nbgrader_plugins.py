@@ -12,6 +12,7 @@
   ``ClearHiddenTests`` clears sources only: a failing visible check's traceback still quotes the
   hidden lines after it.
 """
+
 from __future__ import annotations
 
 from nbconvert.preprocessors import Preprocessor

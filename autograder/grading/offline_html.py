@@ -4,6 +4,7 @@ nothing from the network (no MathJax, jQuery, require.js or mermaid) and whose m
 when the page is written; browsers render MathML natively. Both graders use it: our
 ``feedback.feedback_html`` and plain nbgrader's ``generate_feedback`` (see ``nbgrader_config.py``).
 """
+
 from __future__ import annotations
 
 import html

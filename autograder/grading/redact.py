@@ -2,6 +2,7 @@
 tracebacks and any output line that quotes a hidden test's line. Used by both graders' feedback
 (``feedback.feedback_notebook`` and, through ``nbgrader_plugins``, plain nbgrader's
 ``generate_feedback``)."""
+
 from __future__ import annotations
 
 import re
@@ -58,8 +59,7 @@ def hidden_lines(nb: nbformat.NotebookNode) -> set[str]:
 def _scrub(text: str, secret: set[str]) -> str:
     """``text`` without the lines that quote a line of ``secret`` (ANSI colours and traceback line
     numbers ignored)."""
-    kept = [line for line in text.split("\n")
-            if _TRACEBACK_PREFIX.sub("", _ANSI.sub("", line)).strip() not in secret]
+    kept = [line for line in text.split("\n") if _TRACEBACK_PREFIX.sub("", _ANSI.sub("", line)).strip() not in secret]
     return "\n".join(kept)
 
 

@@ -13,6 +13,7 @@ region defines to :data:`autograder.check.WITHHELD` (NOTE 1 in ``autograder/chec
 learner's process never holds reference code nor a reference value; the grader judges what the
 checks received against the records of the instructor's solution run.
 """
+
 from __future__ import annotations
 
 import ast
@@ -21,8 +22,9 @@ import textwrap
 
 __all__ = ["REFERENCE", "bound_names", "withhold"]
 
-REFERENCE = re.compile(r"^([ \t]*)### BEGIN REFERENCE[^\n]*\n(.*?)^[ \t]*### END REFERENCE[^\n]*(\n|\Z)",
-                       re.MULTILINE | re.DOTALL)
+REFERENCE = re.compile(
+    r"^([ \t]*)### BEGIN REFERENCE[^\n]*\n(.*?)^[ \t]*### END REFERENCE[^\n]*(\n|\Z)", re.MULTILINE | re.DOTALL
+)
 
 
 def _targets(node: ast.AST) -> list[str]:

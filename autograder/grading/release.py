@@ -1,5 +1,6 @@
 """Generate the learner versions (``exercises/``) from the instructor sources (``solutions/``)
 with nbgrader's own ``generate_assignment``, and tell whether the committed ones are stale."""
+
 from __future__ import annotations
 
 import tempfile
@@ -32,9 +33,15 @@ def generate(release_dir: Path | None = None, root: Path = COURSE_ROOT) -> Path:
     release_dir = Path(release_dir or root / "exercises").resolve()
     with tempfile.TemporaryDirectory() as tmp:
         for assignment in assignments(root):
-            nbgrader(root, "generate_assignment", assignment, "--force", "--log-level=WARN",
-                     f"--CourseDirectory.release_directory={release_dir}",
-                     f"--CourseDirectory.db_url=sqlite:///{tmp}/gradebook.db")
+            nbgrader(
+                root,
+                "generate_assignment",
+                assignment,
+                "--force",
+                "--log-level=WARN",
+                f"--CourseDirectory.release_directory={release_dir}",
+                f"--CourseDirectory.db_url=sqlite:///{tmp}/gradebook.db",
+            )
     return release_dir
 
 
@@ -49,7 +56,13 @@ def stale(root: Path = COURSE_ROOT) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         fresh = generate(Path(tmp) / "release", root)
         want = {p.relative_to(fresh): p for p in fresh.rglob("*.ipynb")}
-        have = {p.relative_to(root / "exercises"): p for p in (root / "exercises").rglob("*.ipynb")
-                if ".ipynb_checkpoints" not in p.parts}
-        return sorted(str(rel) for rel in want.keys() | have.keys()
-                      if rel not in want or rel not in have or _cells(want[rel]) != _cells(have[rel]))
+        have = {
+            p.relative_to(root / "exercises"): p
+            for p in (root / "exercises").rglob("*.ipynb")
+            if ".ipynb_checkpoints" not in p.parts
+        }
+        return sorted(
+            str(rel)
+            for rel in want.keys() | have.keys()
+            if rel not in want or rel not in have or _cells(want[rel]) != _cells(have[rel])
+        )

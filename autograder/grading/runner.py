@@ -5,6 +5,7 @@ the notebook's time limits, for one JSON answer: the cell's outputs, its error a
 its checks made. Nothing is unpickled; a process that dies, hangs or answers garbage ends the run
 with a status, and everything it started is killed (``Sandbox.reap``).
 """
+
 from __future__ import annotations
 
 import json

@@ -15,6 +15,7 @@ forks a submission process in it and returns the grader's end of that process's 
 :meth:`Sandbox.reap` kills everything the submission started. ``Sandbox(sandboxed=False)`` (the
 ``--no-sandbox`` option) runs the same fork server as a plain process, for trusted notebooks.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,8 @@ from .limits import Limits
 
 __all__ = ["Sandbox", "SandboxError", "sandbox_problem", "bwrap_command"]
 
-_START_TIMEOUT = 120.0   # seconds for the fork server to import torch (2-4 s; slow machines, cold disks)
-_ANSWER_TIMEOUT = 10.0   # seconds for a fork or reap request
+_START_TIMEOUT = 120.0  # seconds for the fork server to import torch (2-4 s; slow machines, cold disks)
+_ANSWER_TIMEOUT = 10.0  # seconds for a fork or reap request
 
 
 class SandboxError(RuntimeError):
@@ -47,8 +48,11 @@ def _package_dir() -> Path:
 def _read_only_binds() -> list[str]:
     """Paths the container sees, read-only: system libraries, Python, the course package."""
     paths = ["/usr", sys.base_prefix, sys.prefix, str(_package_dir())]
-    paths += [p for p in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
-                          "/etc/alternatives") if os.path.exists(p)]
+    paths += [
+        p
+        for p in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/alternatives")
+        if os.path.exists(p)
+    ]
     args = []
     bound = list(dict.fromkeys(os.path.realpath(p) for p in paths))
     for path in bound:
@@ -71,34 +75,87 @@ def _read_only_binds() -> list[str]:
 def bwrap_command(limits: Limits) -> list[str]:
     """The ``bwrap`` command line that runs the fork server in a container (see module doc)."""
     python = sys.executable  # the environment's own interpreter (its realpath would leave the venv)
-    return ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--uid", "65534", "--gid", "65534",
-            "--die-with-parent", "--new-session", "--cap-drop", "ALL", *_read_only_binds(),
-            "--proc", "/proc", "--dev", "/dev",
-            "--size", str(limits.tmp_size), "--tmpfs", "/tmp",
-            "--size", str(limits.tmp_size), "--tmpfs", "/dev/shm",
-            "--clearenv", "--setenv", "HOME", "/tmp", "--setenv", "USER", "learner",
-            "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "PYTHONPATH", str(_package_dir().parent),
-            "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "MPLBACKEND", "Agg",
-            "--setenv", "AUTOGRADER_SANDBOX", "bwrap", "--chdir", "/tmp",
-            python, "-m", "autograder.grading.forkserver"]
+    return [
+        "bwrap",
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--uid",
+        "65534",
+        "--gid",
+        "65534",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        *_read_only_binds(),
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        str(limits.tmp_size),
+        "--tmpfs",
+        "/tmp",
+        "--size",
+        str(limits.tmp_size),
+        "--tmpfs",
+        "/dev/shm",
+        "--clearenv",
+        "--setenv",
+        "HOME",
+        "/tmp",
+        "--setenv",
+        "USER",
+        "learner",
+        "--setenv",
+        "PATH",
+        "/usr/bin:/bin",
+        "--setenv",
+        "PYTHONPATH",
+        str(_package_dir().parent),
+        "--setenv",
+        "PYTHONDONTWRITEBYTECODE",
+        "1",
+        "--setenv",
+        "MPLBACKEND",
+        "Agg",
+        "--setenv",
+        "AUTOGRADER_SANDBOX",
+        "bwrap",
+        "--chdir",
+        "/tmp",
+        python,
+        "-m",
+        "autograder.grading.forkserver",
+    ]
 
 
 def sandbox_problem() -> str | None:
     """None when a sandbox can start here; otherwise why not and how to fix it (one paragraph)."""
     if not sys.platform.startswith("linux"):
-        return ("the grading sandbox needs Linux (bubblewrap and its namespaces); grade on a Linux "
-                "machine, or pass --no-sandbox for notebooks you trust")
+        return (
+            "the grading sandbox needs Linux (bubblewrap and its namespaces); grade on a Linux "
+            "machine, or pass --no-sandbox for notebooks you trust"
+        )
     if shutil.which("bwrap") is None:
-        return ("bubblewrap is not installed: `sudo apt-get install bubblewrap` (the course's set-up "
-                "does this as root), or pass --no-sandbox for notebooks you trust")
-    probe = subprocess.run(["bwrap", "--unshare-all", "--unshare-user", "--die-with-parent",
-                            "--ro-bind", "/", "/", "true"], capture_output=True, text=True)
+        return (
+            "bubblewrap is not installed: `sudo apt-get install bubblewrap` (the course's set-up "
+            "does this as root), or pass --no-sandbox for notebooks you trust"
+        )
+    probe = subprocess.run(
+        ["bwrap", "--unshare-all", "--unshare-user", "--die-with-parent", "--ro-bind", "/", "/", "true"],
+        capture_output=True,
+        text=True,
+    )
     if probe.returncode != 0:
         why = (probe.stderr.strip().splitlines() or ["no message"])[-1]
-        return (f"bubblewrap cannot create its namespaces here ({why}); unprivileged user namespaces "
-                "may be disabled: `sudo sysctl -w kernel.unprivileged_userns_clone=1` (Debian) or "
-                "`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (Ubuntu 24.04), or pass "
-                "--no-sandbox for notebooks you trust")
+        return (
+            f"bubblewrap cannot create its namespaces here ({why}); unprivileged user namespaces "
+            "may be disabled: `sudo sysctl -w kernel.unprivileged_userns_clone=1` (Debian) or "
+            "`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (Ubuntu 24.04), or pass "
+            "--no-sandbox for notebooks you trust"
+        )
     return None
 
 
@@ -149,16 +206,23 @@ class Sandbox:
         """Start the container and wait until the fork server has imported torch."""
         self.close()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        command = ([*bwrap_command(self.limits)] if self.sandboxed
-                   else [sys.executable, "-m", "autograder.grading.forkserver"])
+        command = (
+            [*bwrap_command(self.limits)] if self.sandboxed else [sys.executable, "-m", "autograder.grading.forkserver"]
+        )
         env = None if self.sandboxed else dict(os.environ, MPLBACKEND="Agg")
         if self.sandboxed and os.getuid() == 0:
             self._cgroup = _pids_cgroup(self.limits.processes + 8)
         if self._cgroup is not None:  # join it before bwrap starts, so that everything inside is in it
             command = ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(self._cgroup / "cgroup.procs"), *command]
-        self._process = subprocess.Popen([*command, str(theirs.fileno())], pass_fds=(theirs.fileno(),),
-                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.PIPE, env=env, start_new_session=True)
+        self._process = subprocess.Popen(
+            [*command, str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+        )
         theirs.close()
         self._control = ours
         if not self.sandboxed:
@@ -178,7 +242,7 @@ class Sandbox:
         self._control.settimeout(timeout)
         try:
             message = self._control.recv(65536)
-        except (OSError, socket.timeout):
+        except (TimeoutError, OSError):
             message = b""
         if not message:
             raise SandboxError("the fork server stopped answering")
@@ -197,8 +261,7 @@ class Sandbox:
         processes = self.limits.processes if os.getuid() == 0 else _own_processes() + self.limits.processes
         limits = dict(self.limits.for_process(self._tmp), processes=None if os.getuid() == 0 else processes)
         try:
-            socket.send_fds(self._control, [json.dumps({"op": "fork", "limits": limits}).encode()],
-                            [theirs.fileno()])
+            socket.send_fds(self._control, [json.dumps({"op": "fork", "limits": limits}).encode()], [theirs.fileno()])
             self._answer(_ANSWER_TIMEOUT)
         except (OSError, SandboxError):
             ours.close()
@@ -259,7 +322,7 @@ class Sandbox:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         self.start()
         return self
 

@@ -1,8 +1,17 @@
 """Every status a graded submission can get, built in one place (``grades.csv``'s ``status``)."""
+
 from __future__ import annotations
 
-__all__ = ["GRADED", "NO_NOTEBOOK", "UNKNOWN_ASSIGNMENT", "crashed", "stopped_in", "unreadable",
-           "not_graded", "unsandboxed"]
+__all__ = [
+    "GRADED",
+    "NO_NOTEBOOK",
+    "UNKNOWN_ASSIGNMENT",
+    "crashed",
+    "stopped_in",
+    "unreadable",
+    "not_graded",
+    "unsandboxed",
+]
 
 GRADED = "graded"
 NO_NOTEBOOK = "no notebook"

@@ -4,6 +4,7 @@ A notebook runs in its own sandboxed process; the records its checks made (``aut
 Checked``) come back as JSON, never as pickles, so the grader never unpickles anything a learner
 could forge. Tensors keep dtype, shape, device type and ``requires_grad``; tuples stay tuples.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -40,9 +41,15 @@ def encode(value: Any, depth: int = 0) -> Any:
         t = value.detach()
         if t.numel() > _MAX_ELEMENTS or t.layout != torch.strided or t.is_complex() or t.device.type == "meta":
             return {"__object__": f"tensor that cannot be reported ({tuple(t.shape)}, {t.dtype})"}
-        return {"__tensor__": {"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape),
-                               "device": t.device.type, "requires_grad": value.requires_grad,
-                               "data": [encode(v) for v in t.cpu().reshape(-1).tolist()]}}
+        return {
+            "__tensor__": {
+                "dtype": str(t.dtype).replace("torch.", ""),
+                "shape": list(t.shape),
+                "device": t.device.type,
+                "requires_grad": value.requires_grad,
+                "data": [encode(v) for v in t.cpu().reshape(-1).tolist()],
+            }
+        }
     if isinstance(value, dict):
         return {"__dict__": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
     if isinstance(value, tuple):
@@ -87,8 +94,13 @@ def _hashable(key: Any) -> Any:
 
 def encode_record(record) -> dict:
     """A :class:`autograder.check.Checked` as JSON-safe data."""
-    return {"name": str(record.name), "kind": str(record.kind), "received": encode(record.received),
-            "expected": encode(record.expected), "options": encode(record.options)}
+    return {
+        "name": str(record.name),
+        "kind": str(record.kind),
+        "received": encode(record.received),
+        "expected": encode(record.expected),
+        "options": encode(record.options),
+    }
 
 
 def decode_record(data: Any):

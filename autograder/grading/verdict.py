@@ -5,6 +5,7 @@ cell is judged against the k-th check of that name in the solution's run of the 
 the solution's kind, expected value and options (``autograder.check.judge``). What the learner's
 process said about kinds, expected values or options plays no part.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -13,8 +14,9 @@ from ..check import Checked, judge
 
 __all__ = ["keyed", "verdict", "NOT_ALL_RAN"]
 
-NOT_ALL_RAN = ("the checks of this question did not all run (the notebook changed how cells or checks run), "
-               "so it earns no points")
+NOT_ALL_RAN = (
+    "the checks of this question did not all run (the notebook changed how cells or checks run), so it earns no points"
+)
 
 
 def keyed(records: list[Checked]) -> dict[tuple[str, int], Checked]:
@@ -36,8 +38,9 @@ def verdict(received: list[Checked], solution: list[Checked]) -> str:
         mine = learner.get(key)
         if mine is None:
             return NOT_ALL_RAN
-        ok, message = judge(Checked(reference.name, reference.kind, mine.received, reference.expected,
-                                    reference.options))
+        ok, message = judge(
+            Checked(reference.name, reference.kind, mine.received, reference.expected, reference.options)
+        )
         if not ok:
             return f"checked outside your notebook: {message}"
     return ""

@@ -5,6 +5,7 @@ Tests that run submissions need bubblewrap. Where it cannot run (``sandbox_probl
 they are skipped with that reason, unless ``COURSE_REQUIRE_SANDBOX`` is set (CI sets it): then
 they fail, so a machine that lost its sandbox cannot pass the suite by skipping it.
 """
+
 import os
 
 import nbformat
@@ -19,19 +20,27 @@ from autograder.grading.sandbox import Sandbox, sandbox_problem
 # The test cell: the reference is computed in a REFERENCE region (withheld from the learner's
 # process when graded), the visible check runs in the learner's notebook, the hidden one only
 # when graded; all three use the course's checks, so each leaves a record the grader judges.
-TEST_CELL = ("### BEGIN REFERENCE\n"
-             "def expected_f():\n"
-             "    return 1\n"
-             "### END REFERENCE\n"
-             "check.value(f() is not None, True, \"f() is not None\", hint=\"f returned None\")\n"
-             "### BEGIN HIDDEN TESTS\n"
-             "check.value(f(), expected_f(), \"f()\", hint=\"f() should be 1\", show_values=False)\n"
-             "### END HIDDEN TESTS")
+TEST_CELL = (
+    "### BEGIN REFERENCE\n"
+    "def expected_f():\n"
+    "    return 1\n"
+    "### END REFERENCE\n"
+    'check.value(f() is not None, True, "f() is not None", hint="f returned None")\n'
+    "### BEGIN HIDDEN TESTS\n"
+    'check.value(f(), expected_f(), "f()", hint="f() should be 1", show_values=False)\n'
+    "### END HIDDEN TESTS"
+)
 
 
 def nbgrader_meta(grade_id, grade=False, solution=False, locked=False, points=None):
-    meta = {"grade": grade, "solution": solution, "locked": locked, "schema_version": 3,
-            "task": False, "grade_id": grade_id}
+    meta = {
+        "grade": grade,
+        "solution": solution,
+        "locked": locked,
+        "schema_version": 3,
+        "task": False,
+        "grade_id": grade_id,
+    }
     if points is not None:
         meta["points"] = points
     return {"nbgrader": meta}
@@ -39,13 +48,17 @@ def nbgrader_meta(grade_id, grade=False, solution=False, locked=False, points=No
 
 @pytest.fixture
 def source():
-    nb = new_notebook(cells=[
-        new_code_cell("import math\n\nfrom autograder import check", metadata=nbgrader_meta("setup", locked=True)),
-        new_markdown_cell("Return 1.", metadata=nbgrader_meta("q1_text", locked=True)),
-        new_code_cell("def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION",
-                      metadata=nbgrader_meta("q1_answer", solution=True)),
-        new_code_cell(TEST_CELL, metadata=nbgrader_meta("q1_check", grade=True, locked=True, points=2)),
-    ])
+    nb = new_notebook(
+        cells=[
+            new_code_cell("import math\n\nfrom autograder import check", metadata=nbgrader_meta("setup", locked=True)),
+            new_markdown_cell("Return 1.", metadata=nbgrader_meta("q1_text", locked=True)),
+            new_code_cell(
+                "def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION",
+                metadata=nbgrader_meta("q1_answer", solution=True),
+            ),
+            new_code_cell(TEST_CELL, metadata=nbgrader_meta("q1_check", grade=True, locked=True, points=2)),
+        ]
+    )
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return nb
 

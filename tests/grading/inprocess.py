@@ -6,6 +6,7 @@ and the solution run whose records the grader keeps) or with its regions withhel
 withheld run's records are then judged against the solution's plain-run records with
 ``autograder.grading.verdict.verdict``, as the grader does, but without processes or time limits.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -81,5 +82,7 @@ def grade(nb: nbformat.NotebookNode, solution: Run, answers: dict[str, str] | No
     """``{test grade_id: ""}`` for a passed question, else why it failed: ``nb`` run withheld with
     ``answers``, each cell's records judged against ``solution``'s (its plain run)."""
     learner = run(nb, withheld=True, answers=answers)
-    return {gid: learner.errors.get(gid) or verdict(learner.records.get(gid, []), expected)
-            for gid, expected in solution.records.items()}
+    return {
+        gid: learner.errors.get(gid) or verdict(learner.records.get(gid, []), expected)
+        for gid, expected in solution.records.items()
+    }

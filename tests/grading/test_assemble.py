@@ -1,4 +1,5 @@
 """Is the graded notebook the instructor's, with only the learner's answers taken?"""
+
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
@@ -38,7 +39,10 @@ def test_extra_learner_cells_stay_after_the_cell_they_followed(source):
     sub.cells.append(new_markdown_cell("my notes"))
     graded = assemble(source, sub)
     assert [c.source.splitlines()[0] for c in graded.cells][2:5] == [
-        "def f():", "def g():", source.cells[3].source.splitlines()[0]]
+        "def f():",
+        "def g():",
+        source.cells[3].source.splitlines()[0],
+    ]
 
 
 def test_missing_answer_cell_leaves_a_comment(source):

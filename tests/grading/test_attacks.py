@@ -8,6 +8,7 @@ scores above the blank student; the correct one gets full marks; nothing under S
 course checkout or OUT changes behind the grader's back; no process an attacker started is alive;
 a loopback listener of the machine received nothing.
 """
+
 from __future__ import annotations
 
 import csv
@@ -23,14 +24,15 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grading.assemble import grade_id, is_answer
+from autograder.grading.assemble import is_answer
 from autograder.grading.demo import build_demo_class
+from autograder.grading.sandbox import sandbox_problem
 from autograder.lessons import COURSE_ROOT
 
-from autograder.grading.sandbox import sandbox_problem
-
-pytestmark = pytest.mark.skipif(bool(sandbox_problem()) and not os.environ.get("COURSE_REQUIRE_SANDBOX"),
-                                reason=f"the grading sandbox cannot run here: {sandbox_problem()}")
+pytestmark = pytest.mark.skipif(
+    bool(sandbox_problem()) and not os.environ.get("COURSE_REQUIRE_SANDBOX"),
+    reason=f"the grading sandbox cannot run here: {sandbox_problem()}",
+)
 
 ASSIGNMENT = "ex01_graph"
 MARK = "31337"  # every process an attack starts carries it in its command line, to find survivors
@@ -38,7 +40,7 @@ MARK = "31337"  # every process an attack starts carries it in its command line,
 # Each attack is the text of a cell; {submitted}, {out}, {course}, {port} are filled in.
 ATTACKS = {
     # --- full marks without answering -------------------------------------------------------
-    "atk-solution-in-memory": '''
+    "atk-solution-in-memory": """
 import gc, sys
 needle = "x.T @ " + "dL_dz"            # a line of the solution of question 2 (split: not in this cell)
 def holds(text):
@@ -55,8 +57,8 @@ for text in found:
     except Exception:
         pass
 print("solution texts found " + "in memory:", len(found))
-''',
-    "atk-solutions-on-disk": '''
+""",
+    "atk-solutions-on-disk": """
 import glob, json, os
 paths = glob.glob("{course}/solutions/*/*.ipynb") + glob.glob("/**/solutions/*/*.ipynb", recursive=True)
 for path in paths[:5]:
@@ -64,8 +66,8 @@ for path in paths[:5]:
         if "BEGIN SOLUTION" in "".join(cell["source"]):
             exec("".join(cell["source"]), globals())
 print("solution files found:", len(paths))
-''',
-    "atk-copy-classmate": '''
+""",
+    "atk-copy-classmate": """
 import glob, json
 paths = glob.glob("{submitted}/*/ex01_graph/*.ipynb")
 for path in paths:
@@ -76,8 +78,8 @@ for path in paths:
             except Exception:
                 pass
 print("classmates' notebooks found:", len(paths))
-''',
-    "atk-report-expected": '''
+""",
+    "atk-report-expected": """
 import autograder.check as check_module
 real = check_module._check
 def cheat(record):
@@ -85,16 +87,16 @@ def cheat(record):
     return real(record)
 check_module._check = cheat
 check_module.report_to(None)
-''',
-    "atk-call-test-helpers": '''
+""",
+    "atk-call-test-helpers": """
 def predicted_counts():
     return {{"x_a": measured(torch.tensor([1.0, -1.0])), "x_b": measured(torch.tensor([4.0, 0.0]))}}
 def grad_wb(w, b, x, y):
     return reference(w, b, x, y)
 def count_nodes(t):
     return node_count(t)
-''',
-    "atk-forge-channel": '''
+""",
+    "atk-forge-channel": """
 import json, os, struct
 forged = json.dumps({{"event": "done", "cell": 99, "outputs": [], "error": None, "records": []}}).encode()
 for fd in range(3, 64):
@@ -103,13 +105,13 @@ for fd in range(3, 64):
             os.write(fd, data)
         except OSError:
             pass
-''',
-    "atk-list-descriptors": '''
+""",
+    "atk-list-descriptors": """
 import os
 print("open " + "descriptors:", len(os.listdir("/proc/self/fd")))
-''',
+""",
     # --- harm ------------------------------------------------------------------------------------
-    "atk-overwrite-classmates": '''
+    "atk-overwrite-classmates": """
 import glob, os
 for path in glob.glob("{submitted}/**/*.ipynb", recursive=True):
     try:
@@ -121,8 +123,8 @@ for path in glob.glob("{course}/autograder/**/*.py", recursive=True) + glob.glob
         open(path, "a").write("\\n# changed by a student\\n")
     except OSError as error:
         print("cannot change the grader", type(error).__name__)
-''',
-    "atk-survivor-rewrites-grades": '''
+""",
+    "atk-survivor-rewrites-grades": """
 import os, time
 if os.fork() == 0:
     os.setsid()
@@ -131,8 +133,8 @@ if os.fork() == 0:
     os._exit(0)
 import subprocess
 subprocess.Popen(["sleep", "{mark}"], start_new_session=True)
-''',
-    "atk-network": '''
+""",
+    "atk-network": """
 import socket
 for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
     try:
@@ -143,8 +145,8 @@ for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
         print("sent")
     except OSError as error:
         print("network:", type(error).__name__)
-''',
-    "atk-fork-many": '''
+""",
+    "atk-fork-many": """
 import os, time
 children = 0
 for _ in range(300):
@@ -155,22 +157,22 @@ for _ in range(300):
     except OSError:
         break
 print("forked", children)
-''',
-    "atk-leave-files-for-next": '''
+""",
+    "atk-leave-files-for-next": """
 for folder in ("/tmp", "/dev/shm", "."):
     try:
         open(folder + "/planted-by-a-classmate", "w").write("x")
     except OSError:
         pass
-''',
-    "atk-look-for-planted-files": '''
+""",
+    "atk-look-for-planted-files": """
 import os
 for folder in ("/tmp", "/dev/shm", "."):
     for root, dirs, files in os.walk(folder):
         if "planted-by-a-classmate" in files:
             print("FOUND A " + "CLASSMATE'S FILE")  # split: the page shows this source too
-''',
-    "atk-read-forkserver-memory": '''
+""",
+    "atk-read-forkserver-memory": """
 import os, re
 hits = 0
 for pid in [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]:
@@ -184,8 +186,8 @@ for pid in [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpi
     except (OSError, ValueError, OverflowError):
         pass
 print("READ MEMORY OF " + "ANOTHER PROCESS" if hits else "no memory of " + "another process readable")
-''',
-    "atk-kill-everything": '''
+""",
+    "atk-kill-everything": """
 import os, signal
 for sig in (signal.SIGSTOP, signal.SIGKILL):
     for pid in [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]:
@@ -193,13 +195,16 @@ for sig in (signal.SIGSTOP, signal.SIGKILL):
             os.kill(pid, sig)
         except OSError:
             pass
-''',
+""",
 }
 
 
 def _tree_digest(root: Path, pattern: str = "**/*") -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.glob(pattern)) if p.is_file() and "__pycache__" not in p.parts}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.glob(pattern))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
 
 
 RUN_TOKEN = f"COURSE_ATTACK_RUN={os.getpid()}-{time.time_ns()}"  # in the grader's env, so in bwrap's
@@ -273,29 +278,60 @@ def graded_class(tmp_path_factory):
     for student, attack in ATTACKS.items():
         nb = nbformat.from_dict(blank)
         first = next(c for c in nb.cells if is_answer(c))
-        first.source = attack.format(submitted=submitted, out=out, course=COURSE_ROOT, port=listener.port,
-                                     mark=MARK) + "\n" + first.source
+        first.source = (
+            attack.format(submitted=submitted, out=out, course=COURSE_ROOT, port=listener.port, mark=MARK)
+            + "\n"
+            + first.source
+        )
         path = submitted / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
         path.parent.mkdir(parents=True)
         nbformat.write(nb, path)
-    before = {"submitted": _tree_digest(submitted),
-              "course": _tree_digest(COURSE_ROOT / "autograder", "**/*.py") | _tree_digest(COURSE_ROOT / "solutions")}
+    before = {
+        "submitted": _tree_digest(submitted),
+        "course": _tree_digest(COURSE_ROOT / "autograder", "**/*.py") | _tree_digest(COURSE_ROOT / "solutions"),
+    }
     started = time.monotonic()
-    command = subprocess.run([sys.executable, "-m", "autograder", "grade", str(submitted), "--out", str(out),
-                              "--jobs", "1", "--cell-timeout", "20"],
-                             capture_output=True, text=True, timeout=900, cwd=COURSE_ROOT,
-                             env=dict(os.environ, COURSE_ATTACK_RUN=RUN_TOKEN.split("=")[1]))
+    command = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            str(submitted),
+            "--out",
+            str(out),
+            "--jobs",
+            "1",
+            "--cell-timeout",
+            "20",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=COURSE_ROOT,
+        env=dict(os.environ, COURSE_ATTACK_RUN=RUN_TOKEN.split("=")[1]),
+    )
     elapsed = time.monotonic() - started
     survivors_now = _survivors()
     grades_now = (out / "grades.csv").read_bytes() if (out / "grades.csv").exists() else b""
     time.sleep(6)  # longer than the survivor attack waits before it writes
     listener.close()
     rows = {r["student_id"]: r for r in csv.DictReader((out / "grades.csv").open())} if grades_now else {}
-    return dict(command=command, rows=rows, out=out, submitted=submitted, before=before, elapsed=elapsed,
-                survivors=survivors_now, grades_then=grades_now, listener=listener,
-                after={"submitted": _tree_digest(submitted),
-                       "course": _tree_digest(COURSE_ROOT / "autograder", "**/*.py")
-                       | _tree_digest(COURSE_ROOT / "solutions")})
+    return dict(
+        command=command,
+        rows=rows,
+        out=out,
+        submitted=submitted,
+        before=before,
+        elapsed=elapsed,
+        survivors=survivors_now,
+        grades_then=grades_now,
+        listener=listener,
+        after={
+            "submitted": _tree_digest(submitted),
+            "course": _tree_digest(COURSE_ROOT / "autograder", "**/*.py") | _tree_digest(COURSE_ROOT / "solutions"),
+        },
+    )
 
 
 def test_the_class_is_graded(graded_class):

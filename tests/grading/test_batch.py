@@ -1,5 +1,6 @@
 """Does grading a class write one CSV row and one feedback page per submission, in parallel,
 without touching the submissions?"""
+
 import csv
 import hashlib
 
@@ -13,8 +14,11 @@ from .conftest import needs_sandbox, submission_of
 
 
 def tree_digest(folder):
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture
@@ -23,9 +27,11 @@ def small_class(source, tmp_path):
     solutions, submitted = tmp_path / "solutions", tmp_path / "submitted"
     (solutions / "ex01").mkdir(parents=True)
     nbformat.write(source, solutions / "ex01" / "ex01.ipynb")
-    for student, name, answer in [("ann", "ex01.ipynb", "def f():\n    return 1"),
-                                  ("bob", "ex01.ipynb", "def f():\n    return 2"),
-                                  ("cy", "my copy.ipynb", "def f():\n    return 1")]:
+    for student, name, answer in [
+        ("ann", "ex01.ipynb", "def f():\n    return 1"),
+        ("bob", "ex01.ipynb", "def f():\n    return 2"),
+        ("cy", "my copy.ipynb", "def f():\n    return 1"),
+    ]:
         (submitted / student / "ex01").mkdir(parents=True)
         nbformat.write(submission_of(source, answer), submitted / student / "ex01" / name)
     (submitted / "dee" / "ex01").mkdir(parents=True)
@@ -40,7 +46,11 @@ def test_class_is_graded_into_csv_and_feedback(small_class, tmp_path):
     before = tree_digest(submitted)
     rows = grade_class(submitted, out, solutions, jobs=2, progress=False)
     assert [(r["student_id"], r["score"], r["status"]) for r in rows] == [
-        ("ann", "2", "graded"), ("bob", "0", "graded"), ("cy", "2", "graded"), ("dee", "0", "no notebook")]
+        ("ann", "2", "graded"),
+        ("bob", "0", "graded"),
+        ("cy", "2", "graded"),
+        ("dee", "0", "no notebook"),
+    ]
     assert rows[1]["failed"] == "q1_check"
     with open(out / "grades.csv", newline="") as f:
         assert list(csv.DictReader(f)) == rows and rows[0].keys() == set(CSV_COLUMNS)
@@ -58,5 +68,8 @@ def test_without_a_sandbox_grading_is_refused(small_class, tmp_path, monkeypatch
     assert not (tmp_path / "out").exists()
     rows = grade_class(submitted, tmp_path / "out", solutions, jobs=1, progress=False, sandboxed=False)
     assert [(r["student_id"], r["score"], r["status"]) for r in rows] == [
-        ("ann", "2", "graded (no sandbox)"), ("bob", "0", "graded (no sandbox)"),
-        ("cy", "2", "graded (no sandbox)"), ("dee", "0", "no notebook (no sandbox)")]
+        ("ann", "2", "graded (no sandbox)"),
+        ("bob", "0", "graded (no sandbox)"),
+        ("cy", "2", "graded (no sandbox)"),
+        ("dee", "0", "no notebook (no sandbox)"),
+    ]

@@ -1,5 +1,6 @@
 """Does the grader fail exactly the right questions of answers nobody listed as typical mistakes, with
 feedback that names their actual cause, and give full marks to correct answers written in unusual ways?"""
+
 import pytest
 
 from tests.grading import inprocess
@@ -34,5 +35,8 @@ def test_unusual_correct_answer_gets_full_marks(exercise, student):
 def test_corpus_is_not_the_typical_mistakes():
     """Is no corpus answer one of the shipped typical mistakes (the corpus tests what nobody listed)?"""
     from autograder.grading.mistakes import MISTAKES
+
     listed = {source for cases in MISTAKES.values() for case in cases.values() for source in case["answers"].values()}
-    assert not [s for cases in WRONG.values() for case in cases.values() for s in case["answers"].values() if s in listed]
+    assert not [
+        s for cases in WRONG.values() for case in cases.values() for s in case["answers"].values() if s in listed
+    ]

@@ -1,5 +1,6 @@
 """Does the feedback page tell the learner what happened without showing hidden tests, in one page
 that a browser shows offline?"""
+
 import html
 import re
 
@@ -26,14 +27,20 @@ def test_hidden_tests_and_tracebacks_are_removed(source, expected, sandbox, tmp_
     page = feedback_html(graded(source, expected, sandbox, tmp_path, "def f():\n    return 2"))
     assert HIDDEN_LINE not in page.replace("&quot;", '"')
     assert "f() should be 1" in page and "hidden tests ran here" in page
-    errors = [o for c in feedback_notebook(graded(source, expected, sandbox, tmp_path, "def f():\n    return None")).cells
-              for o in c.get("outputs", []) if o["output_type"] == "error"]
+    errors = [
+        o
+        for c in feedback_notebook(graded(source, expected, sandbox, tmp_path, "def f():\n    return None")).cells
+        for o in c.get("outputs", [])
+        if o["output_type"] == "error"
+    ]
     assert [o["traceback"] for o in errors] == [[f"CheckFailed: {errors[0]['evalue']}"]]
 
 
 def test_summary_gives_score_and_reason(source, expected, sandbox, tmp_path):
     """Does the first cell give the score and, per question, why it failed?"""
-    summary = feedback_notebook(graded(source, expected, sandbox, tmp_path, "def f():\n    return None")).cells[0].source
+    summary = (
+        feedback_notebook(graded(source, expected, sandbox, tmp_path, "def f():\n    return None")).cells[0].source
+    )
     assert "**0 / 2**" in summary and "f returned None" in summary and "ada" in summary
 
 

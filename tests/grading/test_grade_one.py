@@ -1,4 +1,5 @@
 """Does grading one submission score each test cell fairly and survive broken input?"""
+
 import hashlib
 
 import nbformat
@@ -25,7 +26,9 @@ def test_solution_records_hold_every_check_of_the_test_cell(source, expected):
     reference computed (nothing withheld where the solution runs)?"""
     assert list(expected) == ["q1_check"]
     assert [(r.name, r.kind, r.received, r.expected) for r in expected["q1_check"]] == [
-        ("f() is not None", "value", True, True), ("f()", "value", 1, 1)]
+        ("f() is not None", "value", True, True),
+        ("f()", "value", 1, 1),
+    ]
 
 
 def test_a_solution_that_fails_its_own_tests_is_refused(source, sandbox):
@@ -76,8 +79,7 @@ def test_warnings_on_stderr_do_not_cost_points(source, expected, sandbox, tmp_pa
 def test_timeout_is_reported_and_scores_zero(source, expected, sandbox, tmp_path):
     """Does an endless loop in the tested function end with a timeout status and 0 points?"""
     answer = "def f():\n    while True:\n        pass"
-    result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, answer)),
-                    Limits(cell_timeout=3))
+    result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, answer)), Limits(cell_timeout=3))
     assert result.status == "timeout in q1_check" and result.score == 0
 
 

@@ -1,5 +1,6 @@
 """Do broken, runaway and hostile submissions of the real exercises get a fair grade and a status
 a person understands, without changing the submission or earning more than their answers do?"""
+
 import hashlib
 import html
 import json
@@ -72,6 +73,7 @@ def answer(nb, n):
 
 # --- structure edits: the answers are intact, so the marks are too --------------------------------
 
+
 def delete_test_cell(nb):
     del nb.cells[cells(nb, is_test)[0]]
 
@@ -124,23 +126,38 @@ def scratch_cells_that_raise(nb):
         nb.cells.insert(i + 1, nbformat.v4.new_code_cell("undefined_name + 1"))
 
 
-@pytest.mark.parametrize("edit", [delete_test_cell, turn_test_cell_into_markdown, move_test_above_answer,
-                                  duplicate_answer, split_answer, rename_grade_id, strip_metadata,
-                                  raise_points, nbformat_44_without_ids, scratch_cells_that_raise])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        delete_test_cell,
+        turn_test_cell_into_markdown,
+        move_test_above_answer,
+        duplicate_answer,
+        split_answer,
+        rename_grade_id,
+        strip_metadata,
+        raise_points,
+        nbformat_44_without_ids,
+        scratch_cells_that_raise,
+    ],
+)
 def test_structure_edits_keep_the_marks_the_answers_earn(demo, grade, edit):
     """Is a correct notebook whose structure the learner edited still given full marks, and
     never more (points come from the source)?"""
     nb = demo["correct"]
     edit(nb)
     result = grade(nb)
-    assert (result.status, result.score, result.max_score) == ("graded", FULL, FULL), \
-        [q.message for q in result.questions]
+    assert (result.status, result.score, result.max_score) == ("graded", FULL, FULL), [
+        q.message for q in result.questions
+    ]
 
 
 # --- broken files ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("content", [b'{"cells": [{"cell_type": "code", "sou', b"\xff\xfe not utf-8 \x80",
-                                     b"", b"[1, 2, 3]"])
+
+@pytest.mark.parametrize(
+    "content", [b'{"cells": [{"cell_type": "code", "sou', b"\xff\xfe not utf-8 \x80", b"", b"[1, 2, 3]"]
+)
 def test_broken_files_get_an_unreadable_status(tmp_path, content):
     """Are truncated JSON, invalid UTF-8, an empty file and a non-notebook reported as
     unreadable, with 0 of the full points?"""
@@ -151,11 +168,15 @@ def test_broken_files_get_an_unreadable_status(tmp_path, content):
 
 # --- runaway code: the other questions are still graded ---------------------------------------
 
-@pytest.mark.parametrize("body,status", [
-    ("while True:\n        pass", "timeout in q2_check"),
-    ("import os\n    os._exit(3)", "crashed (exit code 3) in q2_check"),
-    ("import ctypes\n    ctypes.string_at(0)", "crashed (signal 11) in q2_check"),
-])
+
+@pytest.mark.parametrize(
+    "body,status",
+    [
+        ("while True:\n        pass", "timeout in q2_check"),
+        ("import os\n    os._exit(3)", "crashed (exit code 3) in q2_check"),
+        ("import ctypes\n    ctypes.string_at(0)", "crashed (signal 11) in q2_check"),
+    ],
+)
 def test_runaway_answer_costs_only_its_question(demo, grade, body, status):
     """Does an answer that loops forever or kills its process lose its own question only, with a
     status naming where it stopped?"""
@@ -181,7 +202,7 @@ def test_memory_hog_fails_its_cell_only(demo, grade):
     grader, and leave the other answers' marks?"""
     nb = demo["correct"]
     answer(nb, 0).source += "\nhog = torch.empty(2 ** 34)\n"  # 64 GiB of float32
-    limits = Limits(memory=2 ** 30)
+    limits = Limits(memory=2**30)
     with Sandbox(limits) as small:
         result = grade(nb, limits, small)
     assert result.status == "graded" and result.score == FULL
@@ -200,33 +221,33 @@ def test_huge_output_is_cut(demo, grade):
 
 GAMES = {
     "comparisons": "import math, torch, torch.testing\n"
-                   "torch.testing.assert_close = lambda *a, **k: None\n"
-                   "torch.allclose = lambda *a, **k: True\n"
-                   "torch.equal = lambda *a, **k: True\n"
-                   "math.isclose = lambda *a, **k: True\n",
+    "torch.testing.assert_close = lambda *a, **k: None\n"
+    "torch.allclose = lambda *a, **k: True\n"
+    "torch.equal = lambda *a, **k: True\n"
+    "math.isclose = lambda *a, **k: True\n",
     "autograder": "import autograder.check, autograder.compare\n"
-                  "for name in ('tensor', 'grads', 'value', 'nbytes', 'predictions'):\n"
-                  "    setattr(autograder.check, name, lambda *a, **k: print('OK'))\n"
-                  "autograder.check.call = lambda fn, *a, **k: None\n"
-                  "autograder.compare.diagnose = lambda *a, **k: None\n",
+    "for name in ('tensor', 'grads', 'value', 'nbytes', 'predictions'):\n"
+    "    setattr(autograder.check, name, lambda *a, **k: print('OK'))\n"
+    "autograder.check.call = lambda fn, *a, **k: None\n"
+    "autograder.compare.diagnose = lambda *a, **k: None\n",
     "import": "import builtins, types\n_real = builtins.__import__\n"
-              "fake = types.SimpleNamespace(**{n: (lambda *a, **k: None) for n in "
-              "('call', 'tensor', 'grads', 'value', 'predictions')})\n"
-              "builtins.__import__ = lambda name, *a, **k: fake if 'autograder' in name else _real(name, *a, **k)\n"
-              "import sys\nsys.modules['autograder.check'] = fake\ncheck = fake\n",
+    "fake = types.SimpleNamespace(**{n: (lambda *a, **k: None) for n in "
+    "('call', 'tensor', 'grads', 'value', 'predictions')})\n"
+    "builtins.__import__ = lambda name, *a, **k: fake if 'autograder' in name else _real(name, *a, **k)\n"
+    "import sys\nsys.modules['autograder.check'] = fake\ncheck = fake\n",
     "run_cell": "from IPython.core.interactiveshell import InteractiveShell, ExecutionResult, ExecutionInfo\n"
-                "def _skip(self, raw_cell, *a, **k):\n"
-                "    return ExecutionResult(ExecutionInfo(raw_cell, False, False, False, None))\n"
-                "InteractiveShell.run_cell = _skip\nget_ipython().run_cell = lambda *a, **k: _skip(None, *a)\n",
+    "def _skip(self, raw_cell, *a, **k):\n"
+    "    return ExecutionResult(ExecutionInfo(raw_cell, False, False, False, None))\n"
+    "InteractiveShell.run_cell = _skip\nget_ipython().run_cell = lambda *a, **k: _skip(None, *a)\n",
     "transformer": "get_ipython().input_transformers_cleanup.append(lambda lines: ['pass\\n'])\n",
     "reporter": "import autograder.check as _c\n_c.report_to(None)\n",
     # a hook that claims every check received what it expected; in the learner's process the
     # expected values are WITHHELD, so what it claims is the placeholder, never a reference
     "forged records": "import autograder.check as _c\n_hook = _c._hook\n"
-                      "def _forge(record):\n"
-                      "    record.received = record.expected\n"
-                      "    _hook(record)\n"
-                      "_c.report_to(_forge)\n",
+    "def _forge(record):\n"
+    "    record.received = record.expected\n"
+    "    _hook(record)\n"
+    "_c.report_to(_forge)\n",
 }
 
 
@@ -246,8 +267,10 @@ def test_files_written_next_to_the_notebook_stay_in_a_scratch_folder(demo, grade
     """Does an answer that writes and overwrites files next to the notebook change nothing
     under the submission's folder?"""
     nb = demo["correct"]
-    answer(nb, 0).source += ("\nimport os\nfor name in os.listdir('.'):\n    open(name, 'w').write('')\n"
-                             f"open('{ASSIGNMENT}.ipynb', 'w').write('gone')\n")
+    answer(nb, 0).source += (
+        "\nimport os\nfor name in os.listdir('.'):\n    open(name, 'w').write('')\n"
+        f"open('{ASSIGNMENT}.ipynb', 'w').write('gone')\n"
+    )
     result = grade(nb)
     assert result.score == FULL
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"{ASSIGNMENT}.ipynb"]
@@ -255,12 +278,14 @@ def test_files_written_next_to_the_notebook_stay_in_a_scratch_folder(demo, grade
 
 # --- noise and privacy --------------------------------------------------------------------------
 
+
 def test_warnings_and_stderr_never_zero_a_correct_answer(demo, grade):
     """Is a correct notebook that warns and prints on stderr in every answer given full marks?"""
     nb = demo["correct"]
     for i in cells(nb, is_answer):
-        nb.cells[i].source += ("\nimport sys, warnings\nwarnings.warn('noise', UserWarning)\n"
-                               "print('noise', file=sys.stderr)\n")
+        nb.cells[
+            i
+        ].source += "\nimport sys, warnings\nwarnings.warn('noise', UserWarning)\nprint('noise', file=sys.stderr)\n"
     assert grade(nb).score == FULL
 
 
@@ -270,9 +295,14 @@ def test_feedback_never_shows_hidden_tests(demo, grade, student):
     the page still names the failed question and why?"""
     result = grade(demo[student])
     page = html.unescape(feedback_html(result))
-    hidden = [line.strip() for c in SOURCE.cells if is_test(c)
-              for region in HIDDEN_TESTS.findall(c.source) for line in region.splitlines()
-              if len(line.strip()) > 12 and "HIDDEN TESTS" not in line]
+    hidden = [
+        line.strip()
+        for c in SOURCE.cells
+        if is_test(c)
+        for region in HIDDEN_TESTS.findall(c.source)
+        for line in region.splitlines()
+        if len(line.strip()) > 12 and "HIDDEN TESTS" not in line
+    ]
     assert hidden and not [line for line in hidden if line in page]
     for gid, phrase in MISTAKES[ASSIGNMENT][student]["fails"].items():
         assert gid in page and phrase in page

@@ -4,6 +4,7 @@
 REFERENCE`` region of a test cell by names bound to ``check.WITHHELD``; the class grader judges what
 the checks received against the solution run's records (AUTHORING.md, "Checks", rule 3).
 """
+
 from __future__ import annotations
 
 import ast
@@ -27,14 +28,14 @@ def run_cell(code: str) -> dict:
 
 # --- withhold itself -------------------------------------------------------------------------------
 
-CELL = '''before = 1
+CELL = """before = 1
 ### BEGIN REFERENCE
 def reference(x):
     return x * 2
 expected = reference(3)
 ### END REFERENCE
 after = 2
-'''
+"""
 
 
 def test_a_region_becomes_names_bound_to_withheld():
@@ -53,8 +54,10 @@ def test_the_cell_runs_as_written_without_the_grader():
 
 def test_an_indented_region_keeps_its_indentation():
     """Does a region inside a function and inside an `if` become a line at the same indentation?"""
-    code = ('def f():\n    a = 1\n    ### BEGIN REFERENCE\n    b = a + 1\n    ### END REFERENCE\n    return b\n'
-            'if True:\n        ### BEGIN REFERENCE\n        c = 3\n        ### END REFERENCE\n        d = c\n')
+    code = (
+        "def f():\n    a = 1\n    ### BEGIN REFERENCE\n    b = a + 1\n    ### END REFERENCE\n    return b\n"
+        "if True:\n        ### BEGIN REFERENCE\n        c = 3\n        ### END REFERENCE\n        d = c\n"
+    )
     namespace = run_cell(withhold(code))
     assert namespace["f"]() is check.WITHHELD and namespace["d"] is check.WITHHELD
 
@@ -69,8 +72,9 @@ def test_tuple_assignment_and_loop_targets_bind_every_name():
 
 def test_imports_in_a_region_are_withheld():
     """Is an import inside a region withheld too, under the name it binds (`import a.b` binds a)?"""
-    code = ("### BEGIN REFERENCE\nimport os.path\nfrom autograder.memory import measure_saved as meter\n"
-            "### END REFERENCE\n")
+    code = (
+        "### BEGIN REFERENCE\nimport os.path\nfrom autograder.memory import measure_saved as meter\n### END REFERENCE\n"
+    )
     namespace = run_cell(withhold(code))
     assert namespace["os"] is check.WITHHELD and namespace["meter"] is check.WITHHELD
 
@@ -84,8 +88,10 @@ def test_a_region_that_binds_nothing_becomes_pass():
 
 def test_a_region_inside_hidden_tests():
     """Is a region inside hidden tests withheld in the graded cell, and gone with them from the release?"""
-    code = ("x = 1\n### BEGIN HIDDEN TESTS\nif True:\n    ### BEGIN REFERENCE\n    hidden = x * 5\n"
-            "    ### END REFERENCE\n    y = hidden\n### END HIDDEN TESTS\n")
+    code = (
+        "x = 1\n### BEGIN HIDDEN TESTS\nif True:\n    ### BEGIN REFERENCE\n    hidden = x * 5\n"
+        "    ### END REFERENCE\n    y = hidden\n### END HIDDEN TESTS\n"
+    )
     text = withhold(code)
     assert "x * 5" not in text and "### BEGIN HIDDEN TESTS" in text
     assert run_cell(text)["y"] is check.WITHHELD
@@ -94,8 +100,7 @@ def test_a_region_inside_hidden_tests():
 
 def test_every_region_of_a_cell_is_replaced():
     """Are two regions replaced separately, the code between them kept?"""
-    code = ("### BEGIN REFERENCE\na = 1\n### END REFERENCE\nb = 2\n### BEGIN REFERENCE\nc = 3\n"
-            "### END REFERENCE\n")
+    code = "### BEGIN REFERENCE\na = 1\n### END REFERENCE\nb = 2\n### BEGIN REFERENCE\nc = 3\n### END REFERENCE\n"
     namespace = run_cell(withhold(code))
     assert namespace["a"] is namespace["c"] is check.WITHHELD and namespace["b"] == 2
 
@@ -112,8 +117,9 @@ def test_withheld_values_reach_a_check_as_withheld():
     records = []
     check.report_to(records.append)
     try:
-        namespace = run_cell(withhold("from autograder import check\n" + CELL
-                                      + "check.value(6, reference(3)[0], 'six')\n"))
+        namespace = run_cell(
+            withhold("from autograder import check\n" + CELL + "check.value(6, reference(3)[0], 'six')\n")
+        )
     finally:
         check.report_to(None)
     assert namespace["expected"] is check.WITHHELD
@@ -122,12 +128,13 @@ def test_withheld_values_reach_a_check_as_withheld():
 
 # --- the exercises ---------------------------------------------------------------------------------
 
+
 def cells_of(exercise):
     """(grade_id, source) of each test cell of the exercise's source."""
     return [(grade_id(c), c.source) for c in source(exercise).cells if is_test(c)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def solution_runs(exercise):
     """The solution's plain run (the grader's records) and its withheld run, in this process."""
     nb = source(exercise)
@@ -156,8 +163,32 @@ def test_every_test_cell_makes_a_withheld_check(exercise):
         assert not any(record.withheld for record in plain.records[gid]), f"{exercise} {gid}"
 
 
-_BUILTINS = {"len", "bool", "int", "float", "str", "repr", "abs", "min", "max", "sum", "sorted", "round",
-             "list", "tuple", "set", "dict", "iter", "next", "print", "format", "any", "all", "enumerate", "zip"}
+_BUILTINS = {
+    "len",
+    "bool",
+    "int",
+    "float",
+    "str",
+    "repr",
+    "abs",
+    "min",
+    "max",
+    "sum",
+    "sorted",
+    "round",
+    "list",
+    "tuple",
+    "set",
+    "dict",
+    "iter",
+    "next",
+    "print",
+    "format",
+    "any",
+    "all",
+    "enumerate",
+    "zip",
+}
 
 
 def misuses(text: str) -> list[str]:
@@ -175,12 +206,14 @@ def misuses(text: str) -> list[str]:
             if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in tainted):
                 continue
             top = node  # climb through calls, indexing, attributes and containers: the value is passed on
-            while (isinstance(parent.get(top), (ast.Call,)) and parent[top].func is top
-                   or isinstance(parent.get(top), (ast.Subscript, ast.Attribute)) and parent[top].value is top
-                   or isinstance(parent.get(top), (ast.List, ast.Tuple))
-                   or isinstance(parent.get(top), ast.Dict) and top in parent[top].values
-                   or isinstance(parent.get(top), (ast.DictComp,)) and parent[top].value is top
-                   or isinstance(parent.get(top), (ast.ListComp,)) and parent[top].elt is top):
+            while (
+                (isinstance(parent.get(top), (ast.Call,)) and parent[top].func is top)
+                or (isinstance(parent.get(top), (ast.Subscript, ast.Attribute)) and parent[top].value is top)
+                or isinstance(parent.get(top), (ast.List, ast.Tuple))
+                or (isinstance(parent.get(top), ast.Dict) and top in parent[top].values)
+                or (isinstance(parent.get(top), (ast.DictComp,)) and parent[top].value is top)
+                or (isinstance(parent.get(top), (ast.ListComp,)) and parent[top].elt is top)
+            ):
                 top = parent[top]
             up = parent.get(top)
             if isinstance(up, ast.keyword):
@@ -201,11 +234,22 @@ def test_misuses_are_found():
     """Does the scan find arithmetic, comparison, formatting and unpacking of a reference, and accept
     calling, indexing and passing it on?"""
     region = "### BEGIN REFERENCE\nplain_peak = 10\nreference = dict\n### END REFERENCE\n"
-    assert misuses(region + "check.at_most(3, reference(a=plain_peak)['a'], 'peak')\nwant = reference()\n"
-                   "check.value(1, {'a': [want['b']]}, 'x')\n") == []
-    for bad in ["limit = 0.6 * plain_peak", "if plain_peak: pass", "print(f'{plain_peak}')",
-                "a, b = reference()", "n = len(reference())", "want = plain_peak\nok = want > 3",
-                "for k in reference(): pass"]:
+    assert (
+        misuses(
+            region + "check.at_most(3, reference(a=plain_peak)['a'], 'peak')\nwant = reference()\n"
+            "check.value(1, {'a': [want['b']]}, 'x')\n"
+        )
+        == []
+    )
+    for bad in [
+        "limit = 0.6 * plain_peak",
+        "if plain_peak: pass",
+        "print(f'{plain_peak}')",
+        "a, b = reference()",
+        "n = len(reference())",
+        "want = plain_peak\nok = want > 3",
+        "for k in reference(): pass",
+    ]:
         assert misuses(region + bad + "\n"), bad
 
 
@@ -222,7 +266,7 @@ def test_the_solution_passes_every_question_when_withheld(exercise):
     """Judged against its own plain run, as the grader judges a learner, does the solution run with its
     references withheld pass every question?"""
     plain, _ = solution_runs(exercise)
-    assert grade(source(exercise), plain) == {gid: "" for gid in plain.records}
+    assert grade(source(exercise), plain) == dict.fromkeys(plain.records, "")
 
 
 @pytest.mark.parametrize("exercise", EXERCISES)

@@ -1,5 +1,6 @@
 """Does the runner run cells in order in a fresh submission process of the sandbox, report what
 each did, and survive what they do?"""
+
 import pytest
 import torch
 
@@ -13,8 +14,9 @@ from autograder.grading.sandbox import Sandbox
 
 def test_cells_share_a_namespace_and_report_outputs(sandbox):
     """Do cells see each other's names, with stdout, stderr, results and errors reported per cell?"""
-    run = run_cells(["x = 2\nprint('hi')", "import sys; print('w', file=sys.stderr)", "x * 3", "1 / 0"],
-                    sandbox, Limits())
+    run = run_cells(
+        ["x = 2\nprint('hi')", "import sys; print('w', file=sys.stderr)", "x * 3", "1 / 0"], sandbox, Limits()
+    )
     assert run.status == "ok" and run.cell is None and all(c.finished for c in run.cells)
     assert run.cells[0].outputs == [{"output_type": "stream", "name": "stdout", "text": "hi\n"}]
     assert run.cells[1].outputs[0]["name"] == "stderr"
@@ -33,8 +35,14 @@ def test_each_run_starts_from_a_fresh_process(sandbox):
 def test_checks_report_the_values_they_compared(sandbox):
     """Does a check called in a cell come back as a Checked record (name, kind, received,
     expected, options), carried as plain JSON?"""
-    run = run_cells(["import torch\nfrom autograder import check",
-                     "check.tensor(torch.tensor([2.0]), torch.tensor([2.0]), 'x.grad')"], sandbox, Limits())
+    run = run_cells(
+        [
+            "import torch\nfrom autograder import check",
+            "check.tensor(torch.tensor([2.0]), torch.tensor([2.0]), 'x.grad')",
+        ],
+        sandbox,
+        Limits(),
+    )
     assert run.status == "ok" and run.cells[0].records == []
     (record,) = run.cells[1].records
     assert isinstance(record, Checked) and (record.name, record.kind) == ("x.grad", "tensor")
@@ -43,9 +51,14 @@ def test_checks_report_the_values_they_compared(sandbox):
     assert run.cells[1].outputs[0]["text"].startswith("OK x.grad")
 
 
-@pytest.mark.parametrize("source,expected", [("import os; os._exit(3)", "crashed (exit code 3)"),
-                                             ("import ctypes; ctypes.string_at(0)", "crashed (signal 11)"),
-                                             ("while True: pass", status.TIMEOUT)])
+@pytest.mark.parametrize(
+    "source,expected",
+    [
+        ("import os; os._exit(3)", "crashed (exit code 3)"),
+        ("import ctypes; ctypes.string_at(0)", "crashed (signal 11)"),
+        ("while True: pass", status.TIMEOUT),
+    ],
+)
 def test_crashes_and_timeouts_name_the_cell(sandbox, source, expected):
     """Are an os._exit, a segfault and an endless loop reported with the cell they happened in,
     and does the sandbox still grade the next notebook?"""
@@ -55,8 +68,10 @@ def test_crashes_and_timeouts_name_the_cell(sandbox, source, expected):
     assert run_cells(["x = 1"], sandbox, Limits()).status == "ok"
 
 
-@pytest.mark.parametrize("limits,total_timeout", [(Limits(cell_timeout=5, total_timeout=2), None),
-                                                  (Limits(cell_timeout=5, total_timeout=300), 2)])
+@pytest.mark.parametrize(
+    "limits,total_timeout",
+    [(Limits(cell_timeout=5, total_timeout=2), None), (Limits(cell_timeout=5, total_timeout=300), 2)],
+)
 def test_notebook_time_limit(sandbox, limits, total_timeout):
     """Does the whole-notebook limit (from the limits, or the run's own ``total_timeout``) stop
     cells that are each within the per-cell limit?"""
@@ -66,7 +81,7 @@ def test_notebook_time_limit(sandbox, limits, total_timeout):
 
 def test_memory_limit_turns_a_hog_into_an_error(sandbox_available):
     """Does allocating past the memory limit raise in the cell instead of exhausting the machine?"""
-    limits = Limits(memory=2 ** 30)
+    limits = Limits(memory=2**30)
     with Sandbox(limits) as small:
         run = run_cells(["import torch\nx = torch.empty(2 ** 33)", "ok = True"], small, limits)
     assert run.status == "ok" and "can't allocate memory" in run.cells[0].error[1]
@@ -81,7 +96,9 @@ def test_huge_output_is_cut(sandbox):
 
 def test_later_cells_are_not_visible_to_earlier_ones(sandbox):
     """Is a later cell's text (a hidden test) out of reach of code running before it?"""
-    probe = ("import gc\nfound = any(isinstance(o, str) and 'SECRET-42' in o and 'probe' not in o\n"
-             "            for o in gc.get_objects())\nprint(found)")
+    probe = (
+        "import gc\nfound = any(isinstance(o, str) and 'SECRET-42' in o and 'probe' not in o\n"
+        "            for o in gc.get_objects())\nprint(found)"
+    )
     run = run_cells([probe, "secret = 'SECRET-42'"], sandbox, Limits())
     assert run.cells[0].outputs[0]["text"] == "False\n"

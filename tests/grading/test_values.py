@@ -1,4 +1,5 @@
 """Are checked values carried as plain JSON, and judged after crossing like the checks judge them?"""
+
 import json
 
 import pytest
@@ -43,8 +44,9 @@ def test_opaque_values_are_equal_only_to_themselves():
 
 def test_records_round_trip_through_json():
     """Does a Checked record come back with its name, kind, received and expected values and options?"""
-    record = Checked("d loss / d w", "grads", {"w": torch.ones(2)}, {"w": 2 * torch.ones(2)},
-                     {"show_values": False, "rtol": 1e-3})
+    record = Checked(
+        "d loss / d w", "grads", {"w": torch.ones(2)}, {"w": 2 * torch.ones(2)}, {"show_values": False, "rtol": 1e-3}
+    )
     back = decode_record(json.loads(json.dumps(encode_record(record))))
     assert (back.name, back.kind, back.options) == (record.name, record.kind, record.options)
     assert torch.equal(back.received["w"], record.received["w"])
@@ -64,13 +66,16 @@ def test_plain_values_must_be_equal():
     assert not judge(Checked("p", "predictions", crossed({"a": False}), {"a": True}))[0]
 
 
-@pytest.mark.parametrize("forged", [
-    {"name": "g", "kind": "tensor", "received": {"__tensor__": {"dtype": "os.system"}}},
-    {"name": "g", "kind": "tensor", "received": {"__nothing__": 1}},
-    {"name": 3, "kind": "tensor"},
-    {"name": "g", "kind": "tensor", "options": [1, 2]},
-    "not a record",
-])
+@pytest.mark.parametrize(
+    "forged",
+    [
+        {"name": "g", "kind": "tensor", "received": {"__tensor__": {"dtype": "os.system"}}},
+        {"name": "g", "kind": "tensor", "received": {"__nothing__": 1}},
+        {"name": 3, "kind": "tensor"},
+        {"name": "g", "kind": "tensor", "options": [1, 2]},
+        "not a record",
+    ],
+)
 def test_forged_records_are_rejected_not_trusted(forged):
     """Is a malformed record refused with an error the runner catches (it is then left out)?"""
     with pytest.raises((ValueError, TypeError, KeyError, RuntimeError, AttributeError)):

@@ -24,6 +24,7 @@ process in it, and where our time per notebook goes: sandbox start (once per gra
 fork + channel, cells, reaping, the outside re-check (verdict), the feedback page, the rest of
 grading one notebook (reading, assembling), and the solutions' own runs (once per assignment).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,6 +40,7 @@ import time
 from collections import defaultdict
 from contextlib import contextmanager
 from pathlib import Path
+from typing import ClassVar
 
 import nbformat
 
@@ -102,11 +104,17 @@ class Phases:
     """
 
     # (object, attribute, phase): the names as the callers look them up
-    PIECES = [(Sandbox, "start", "sandbox start"), (Sandbox, "close", "sandbox close"),
-              (Sandbox, "open_channel", "fork + channel"), (Sandbox, "reap", "reap (kill, clean /tmp)"),
-              (grade_one, "run_cells", "cells"), (grade_one, "verdict", "re-check (verdict)"),
-              (batch, "grade_notebook", "rest of grade_notebook (read, assemble, withhold)"),
-              (batch, "render_feedback", "feedback page"), (batch, "solution_records", SOLUTION_RUNS)]
+    PIECES: ClassVar[list] = [
+        (Sandbox, "start", "sandbox start"),
+        (Sandbox, "close", "sandbox close"),
+        (Sandbox, "open_channel", "fork + channel"),
+        (Sandbox, "reap", "reap (kill, clean /tmp)"),
+        (grade_one, "run_cells", "cells"),
+        (grade_one, "verdict", "re-check (verdict)"),
+        (batch, "grade_notebook", "rest of grade_notebook (read, assemble, withhold)"),
+        (batch, "render_feedback", "feedback page"),
+        (batch, "solution_records", SOLUTION_RUNS),
+    ]
 
     OWN = ("sandbox start", "sandbox close")  # kept apart even when a solution's run starts the sandbox
 
@@ -133,6 +141,7 @@ class Phases:
                 with self._lock:
                     self.seconds[label] += elapsed - frame[1]
                     self.calls[label] += label == phase  # a piece folded into a solution's run is not a call
+
         return timed_piece
 
     @contextmanager
@@ -172,8 +181,9 @@ def baseline_tree(ref: str, folder: Path) -> Path:
     """``autograder/`` and ``solutions/`` of commit ``ref`` in ``folder`` (git archive: the
     repository and its worktrees are left alone)."""
     folder.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(COURSE_ROOT), "archive", ref, "autograder", "solutions"],
-                             capture_output=True, check=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(COURSE_ROOT), "archive", ref, "autograder", "solutions"], capture_output=True, check=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
     return folder
 
@@ -181,8 +191,13 @@ def baseline_tree(ref: str, folder: Path) -> Path:
 def grade_with_baseline(tree: Path, submitted: Path, out: Path, jobs: int) -> tuple[float, list]:
     """Grade with the grader in ``tree`` in a subprocess; its own grade_class time and rows."""
     env = dict(os.environ, PYTHONPATH=str(tree))
-    done = subprocess.run([sys.executable, "-c", BASELINE_SCRIPT, str(submitted), str(out), str(jobs)],
-                          cwd=tree, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", BASELINE_SCRIPT, str(submitted), str(out), str(jobs)],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"the baseline grader failed:\n{done.stderr[-3000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -192,8 +207,16 @@ def grade_with_baseline(tree: Path, submitted: Path, out: Path, jobs: int) -> tu
 def same_scores(ours: list, theirs: list) -> tuple[int, list]:
     """How many notebooks got the same score from both graders, and the others."""
     by_key = {(r["student_id"], r["assignment_id"]): r for r in theirs}
-    differ = [(r["student_id"], r["assignment_id"], r["score"], by_key.get((r["student_id"], r["assignment_id"]), {}).get("score"))
-              for r in ours if by_key.get((r["student_id"], r["assignment_id"]), {}).get("score") != r["score"]]
+    differ = [
+        (
+            r["student_id"],
+            r["assignment_id"],
+            r["score"],
+            by_key.get((r["student_id"], r["assignment_id"]), {}).get("score"),
+        )
+        for r in ours
+        if by_key.get((r["student_id"], r["assignment_id"]), {}).get("score") != r["score"]
+    ]
     return len(ours) - len(differ), differ
 
 
@@ -214,9 +237,11 @@ def start_up_costs() -> None:
         box_ready = time.perf_counter()
         run_cells(["import torch"], box, limits)
         one = time.perf_counter() - box_ready
-    print(f"Jupyter kernel start {started - start:.2f} s + import torch in it {imported - started:.2f} s; "
-          f"grading sandbox start (once per thread) {box_ready - box_start:.2f} s; one submission process "
-          f"in it running `import torch` (fork, channel, cell, reap): {one:.2f} s")
+    print(
+        f"Jupyter kernel start {started - start:.2f} s + import torch in it {imported - started:.2f} s; "
+        f"grading sandbox start (once per thread) {box_ready - box_start:.2f} s; one submission process "
+        f"in it running `import torch` (fork, channel, cell, reap): {one:.2f} s"
+    )
 
 
 def main() -> None:
@@ -224,14 +249,22 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=40)
     parser.add_argument("--assignments", nargs="*", default=sorted(load_sources(COURSE_ROOT / "solutions")))
     parser.add_argument("--demo", action="store_true", help="grade exactly the demo class instead")
-    parser.add_argument("--baseline-ref", metavar="GIT_REF",
-                        help="also grade with the grader of this commit (e.g. afb1b5e, before the sandbox)")
+    parser.add_argument(
+        "--baseline-ref",
+        metavar="GIT_REF",
+        help="also grade with the grader of this commit (e.g. afb1b5e, before the sandbox)",
+    )
     parser.add_argument("--no-nbgrader", action="store_true", help="skip plain nbgrader autograde")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="grade N times with each of our settings (and the baseline), interleaved; "
-                             "the best time counts (the load of a shared machine varies)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="grade N times with each of our settings (and the baseline), interleaved; "
+        "the best time counts (the load of a shared machine varies)",
+    )
     args = parser.parse_args()
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (other work on the machine skews these figures)")
+    load = os.getloadavg()[0]
+    print(f"load average {load:.1f} on {os.cpu_count()} cores (other work on the machine skews these figures)")
     start_up_costs()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -243,8 +276,10 @@ def main() -> None:
             print(f"the demo class: {notebooks} notebooks")
         else:
             notebooks = build_class(submitted, args.students, args.assignments)
-            print(f"{notebooks} notebooks: {args.students} students x {len(args.assignments)} assignments "
-                  f"({', '.join(args.assignments)})")
+            print(
+                f"{notebooks} notebooks: {args.students} students x {len(args.assignments)} assignments "
+                f"({', '.join(args.assignments)})"
+            )
         tree = baseline_tree(args.baseline_ref, tmp / "baseline") if args.baseline_ref else None
         ours, theirs, rows, their_rows, best_phases = {}, {}, {}, {}, {}
         for round_ in range(args.repeat):  # interleaved, so that a change of load hits both graders
@@ -252,15 +287,26 @@ def main() -> None:
                 with Phases().active() as phases:
                     seconds, rows[jobs] = timed(
                         f"python -m autograder grade --jobs {jobs}",
-                        lambda: grade_class(submitted, tmp / f"out{jobs}-{round_}", COURSE_ROOT / "solutions",
-                                            jobs=jobs, progress=False), notebooks)
+                        functools.partial(
+                            grade_class,
+                            submitted,
+                            tmp / f"out{jobs}-{round_}",
+                            COURSE_ROOT / "solutions",
+                            jobs=jobs,
+                            progress=False,
+                        ),
+                        notebooks,
+                    )
                 if seconds < min(ours.get(jobs, [float("inf")])):
                     best_phases[jobs] = phases
                 ours.setdefault(jobs, []).append(seconds)
                 if tree is not None:
-                    seconds, their_rows[jobs] = grade_with_baseline(tree, submitted, tmp / f"baseline{jobs}-{round_}", jobs)
-                    theirs.setdefault(jobs, []).append(report(f"grader of {args.baseline_ref} --jobs {jobs}",
-                                                              seconds, notebooks))
+                    seconds, their_rows[jobs] = grade_with_baseline(
+                        tree, submitted, tmp / f"baseline{jobs}-{round_}", jobs
+                    )
+                    theirs.setdefault(jobs, []).append(
+                        report(f"grader of {args.baseline_ref} --jobs {jobs}", seconds, notebooks)
+                    )
         best = {jobs: min(times) for jobs, times in ours.items()}
         print(f"\nbest of {args.repeat}:")
         for jobs in (1, 2):
@@ -268,11 +314,15 @@ def main() -> None:
             best_phases[jobs].print(notebooks, best[jobs])
             if tree is not None:
                 baseline = report(f"grader of {args.baseline_ref} --jobs {jobs}", min(theirs[jobs]), notebooks)
-                print(f"  ours / baseline at --jobs {jobs}: {best[jobs] / baseline:.2f} "
-                      f"({(best[jobs] / baseline - 1) * 100:+.0f} %)")
+                print(
+                    f"  ours / baseline at --jobs {jobs}: {best[jobs] / baseline:.2f} "
+                    f"({(best[jobs] / baseline - 1) * 100:+.0f} %)"
+                )
                 same, differ = same_scores(rows[jobs], their_rows[jobs])
-                print(f"  same score on {same} of {len(rows[jobs])} notebooks"
-                      + "".join(f"\n    {s}/{a}: ours {o}, baseline {b}" for s, a, o, b in differ[:10]))
+                print(
+                    f"  same score on {same} of {len(rows[jobs])} notebooks"
+                    + "".join(f"\n    {s}/{a}: ours {o}, baseline {b}" for s, a, o, b in differ[:10])
+                )
         if not args.no_nbgrader:
             root = course_copy(tmp / "course")
             for assignment in args.assignments:
@@ -286,6 +336,7 @@ def main() -> None:
                         nbgrader(root, "autograde", assignment)
                     except subprocess.CalledProcessError:  # nbgrader stops on some broken notebooks
                         failures.append(assignment)
+
             base, _ = timed("nbgrader autograde (sequential)", plain, notebooks)
             if failures:
                 print(f"  (nbgrader autograde exited with an error for: {', '.join(failures)})")

@@ -71,7 +71,8 @@ MISTAKES = {
 """
         },
         "fails": {
-            "q2_check": "the sqrt(n) rule assumes a block saves about as much as its input, which this model's blocks do not"
+            "q2_check": "the sqrt(n) rule assumes a block saves about as much as its input, "
+            "which this model's blocks do not"
         },
     },
     # Q2: measured, but the last of several equal peaks kept instead of the first.

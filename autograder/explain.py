@@ -154,8 +154,8 @@ KINDS: dict[str, _Kind] = {
     ),
     "leaf_inplace": _Kind(
         "changed",
-        r"a (?P<view>view of a )?leaf Variable that requires grad is being used in an "
-        r"in-place operation",
+        r"a (?P<view>view of a )?leaf Variable that requires grad (?:is being|has been) used in an "
+        r"in-place operation",  # "has been": a custom Function's mark_dirty on a leaf
         _CHANGED,
         "You modified in place {what} that requires grad (a parameter, or a tensor created with "
         "requires_grad=True) while autograd was recording. Recording the change would turn the "

@@ -405,6 +405,22 @@ def test_chapter_9_causes_name_the_function_and_its_mistake():
     assert "generate_vmap_rule = True" in vmapped.fix
 
 
+def test_mark_dirty_on_a_leaf_is_a_leaf_error():
+    """Is a custom Function that marks a leaf dirty (PyTorch's 'has been used' wording) a leaf_inplace?"""
+
+    class AddOne(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            return x.add_(1)
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+    assert explain(raised(lambda: AddOne.apply(_leaf()))).kind == "leaf_inplace"
+
+
 def test_chapter_9_kinds_point_to_chapter_9():
     """Does every custom Function kind, the older custom_function_gradients included, link to a
     section of chapter 9's lesson?"""

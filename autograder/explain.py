@@ -10,15 +10,18 @@ Each kind is keyed to a pattern on PyTorch's own message (``KINDS``); kinds by f
 not built      ``not_built``: there is no graph to walk
 consumed       ``consumed``: backward already freed what the graph saved
 changed        ``modified_inplace``, ``view_inplace``, ``leaf_inplace``, ``inference_tensor``,
-               ``inference_version``: a tensor the graph depends on was modified in place
+               ``inference_version``, ``custom_function_view_inplace``: a tensor the graph
+               depends on was modified in place
                (inference tensors are here: they carry no version counter, so autograd cannot
                watch them; ``inference_tensor`` also covers a ``.grad`` that a backward() run
                inside inference_mode() made an inference tensor, then changed in place)
 kept alive     ``create_graph_cycle`` (a warning): the graph cannot be freed
 usage          ``nonleaf_grad``, ``checkpoint_use_reentrant``, ``checkpoint_no_grad_input`` (all
                warnings), ``checkpoint_reentrant_grad``, ``non_scalar_output``,
-               ``custom_function_gradients``: the graph is fine, an autograd call is used the
-               wrong way (a reentrant checkpoint whose inputs do not require grad records no graph
+               ``custom_function_gradients``, ``custom_function_non_tensor_grad``,
+               ``custom_function_grad_shape``, ``once_differentiable``, ``function_transform``:
+               the graph is fine, an autograd call (or a custom Function) is used the wrong
+               way (a reentrant checkpoint whose inputs do not require grad records no graph
                for the block, but the fix is in the call)
 unknown        ``unknown``: anything else
 =============  ====================================================================================
@@ -100,8 +103,7 @@ _CONSUMED = "notebooks/03_backward_consumes.ipynb", "Pitfalls"
 _CHECKPOINT = "notebooks/08_checkpointing.ipynb", "Pitfalls"
 _PITFALLS_1 = "notebooks/01_dynamic_graph.ipynb", "Pitfalls"
 _GRAD_MODES = "notebooks/06_detach_no_grad.ipynb", "Pitfalls"
-# No chapter teaches custom autograd Functions: PyTorch's own page does, until one does.
-_EXTENDING_AUTOGRAD = "https://docs.pytorch.org/docs/stable/notes/extending.html#extending-torch-autograd"
+_FUNCTIONS = "notebooks/09_custom_functions.ipynb"
 KINDS: dict[str, _Kind] = {
     "not_built": _Kind(
         "not built",
@@ -152,8 +154,8 @@ KINDS: dict[str, _Kind] = {
     ),
     "leaf_inplace": _Kind(
         "changed",
-        r"a (?P<view>view of a )?leaf Variable that requires grad is being used in an "
-        r"in-place operation",
+        r"a (?P<view>view of a )?leaf Variable that requires grad (?:is being|has been) used in an "
+        r"in-place operation",  # "has been": a custom Function's mark_dirty on a leaf
         _CHANGED,
         "You modified in place {what} that requires grad (a parameter, or a tensor created with "
         "requires_grad=True) while autograd was recording. Recording the change would turn the "
@@ -250,7 +252,7 @@ KINDS: dict[str, _Kind] = {
         "usage",
         r"function (?P<function>\w+) returned an incorrect number of gradients "
         r"\(expected (?P<expected>\d+), got (?P<got>\d+)\)",
-        _EXTENDING_AUTOGRAD,
+        (_FUNCTIONS, "What backward returns"),
         "The backward() of your autograd.Function {function} returned {got} gradient(s), but "
         "its forward() takes {expected} inputs (after ctx): backward must return one value per "
         "input.",
@@ -258,6 +260,64 @@ KINDS: dict[str, _Kind] = {
         "for inputs that need no gradient (numbers, flags): e.g. return grad_x, None.",
     ),
 }
+# Chapter 9: custom autograd Functions (one block, so that other chapters' kinds append apart).
+KINDS.update(
+    {
+        "custom_function_view_inplace": _Kind(
+            "changed",
+            r"This view was created inside a custom Function",
+            (_FUNCTIONS, "mark_dirty"),
+            "Output {output} of your autograd.Function {op} is a view of one of its inputs (forward "
+            "returned an input as it is, or a view of it), and it was modified in place. Autograd "
+            "cannot record that change without overriding your backward, so it refuses.",
+            "If forward changes an input in place on purpose, call ctx.mark_dirty(x) in forward and "
+            "return x. Otherwise return a new tensor from forward (x.clone(), or an out-of-place "
+            "result), or clone() the Function's output before changing it.",
+        ),
+        "once_differentiable": _Kind(
+            "usage",
+            r"trying to differentiate twice a function that was marked with @once_differentiable",
+            (_FUNCTIONS, "Double backward"),
+            "A backward pass with create_graph=True went through an autograd.Function whose backward "
+            "is decorated with @once_differentiable. That backward runs without recording, so the "
+            "gradient it returns has no graph (its grad_fn is an Error Node), and differentiating "
+            "that gradient again (a second derivative, a gradient penalty, gradgradcheck) raises.",
+            "Remove @once_differentiable and write backward with differentiable torch operations on "
+            "the saved tensors and the incoming gradient (no .detach(), .numpy() or .item()); check "
+            "it with torch.autograd.gradgradcheck in float64. Or do not ask for a second derivative.",
+        ),
+        "custom_function_non_tensor_grad": _Kind(
+            "usage",
+            r"function (?P<function>\w+) returned a gradient different than None at position "
+            r"(?P<position>\d+), but the corresponding forward input was not a Variable",
+            (_FUNCTIONS, "What backward returns"),
+            "The backward() of your autograd.Function {function} returned a gradient at position "
+            "{position} (counting from 1), but forward's argument there (after ctx) is not a tensor: "
+            "a number, a flag, None. Only tensor inputs can receive a gradient.",
+            "Return None at position {position}, e.g. return grad_x, None for forward(ctx, x, scale).",
+        ),
+        "custom_function_grad_shape": _Kind(
+            "usage",
+            r"Function (?P<function>\w+) returned an invalid gradient at index (?P<index>\d+) - got "
+            r"\[(?P<got>[\d, ]*)\] but expected shape compatible with \[(?P<want>[\d, ]*)\]",
+            (_FUNCTIONS, "What backward returns"),
+            "The backward() of your autograd.Function {function} returned a gradient of shape "
+            "[{got}] for input {index} (counting from 0), whose shape is [{want}]: each gradient "
+            "must have the shape of its input.",
+            "Return a tensor of the input's shape: where forward reduced the input (sum, mean), "
+            "expand the incoming gradient back (grad.expand_as(x)); where it broadcast the input, "
+            "sum the gradient over the broadcast dimensions.",
+        ),
+        "function_transform": _Kind(
+            "usage",
+            r"(?P<setup>must override the setup_context staticmethod)|You tried to vmap over "
+            r"(?P<function>\w+), but it does not have vmap support",
+            (_FUNCTIONS, "torch.func"),
+            "{what}",
+            "{fix}",
+        ),
+    }
+)
 _UNKNOWN = _Kind(
     "unknown",
     "",
@@ -315,6 +375,27 @@ def _values(kind: str, d: dict, text: str) -> dict:
                 if "custom Function" in text
                 else f"{op} returns several views at once (like split, chunk, unbind), and "
                 "autograd cannot record an in-place change on one of them.",
+            )
+    elif kind == "custom_function_view_inplace":
+        view = re.search(r"Output (?P<output>\d+) of (?P<op>\w+) is a view", text)
+        d.update(view.groupdict() if view else {})
+    elif kind == "function_transform":
+        if "setup" in d:
+            d["what"] = (
+                "torch.func transforms (grad, vmap, jvp, jacrev, ...) call an autograd.Function's "
+                "forward without ctx and ask its setup_context for what to save; a Function written "
+                "as forward(ctx, ...) has no setup_context, so it cannot be transformed."
+            )
+            d["fix"] = (
+                "Split forward in two: @staticmethod forward(x, ...) without ctx, and "
+                "@staticmethod setup_context(ctx, inputs, output) that calls ctx.save_for_backward(...)."
+            )
+        else:
+            name = d.get("function", "?")
+            d["what"] = f"vmap must run the autograd.Function {name} on a batch and has no rule for it."
+            d["fix"] = (
+                "With forward and setup_context written apart, set generate_vmap_rule = True on the "
+                "class (vmap then runs forward and backward on the batch); or write a vmap staticmethod."
             )
     elif kind == "leaf_inplace":
         d["what"] = "a view of a leaf tensor (w[0], w[:, 1], ...)" if "view" in d else "a leaf tensor"

@@ -5,6 +5,7 @@ messages are never pasted, except to check that older PyTorch wordings still mat
 parts) and for the command line, which reads pasted tracebacks.
 """
 
+import dataclasses
 import html
 import os
 import re
@@ -38,6 +39,12 @@ FAMILY = {
     "checkpoint_reentrant_grad": "usage",
     "non_scalar_output": "usage",
     "custom_function_gradients": "usage",
+    # chapter 9
+    "custom_function_view_inplace": "changed",
+    "once_differentiable": "usage",
+    "custom_function_non_tensor_grad": "usage",
+    "custom_function_grad_shape": "usage",
+    "function_transform": "usage",
     "unknown": "unknown",
 }
 WARNING_KINDS = {"nonleaf_grad", "checkpoint_use_reentrant", "checkpoint_no_grad_input", "create_graph_cycle"}
@@ -132,6 +139,104 @@ def _consumed():
     loss.backward()
 
 
+# ---- chapter 9: custom autograd Functions
+class ReturnsInput(torch.autograd.Function):
+    """Changes its input in place and returns it, without ctx.mark_dirty."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.add_(1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class SquareOnce(torch.autograd.Function):
+    """x ** 2 with a backward marked @once_differentiable."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**2
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return 2 * x * grad
+
+
+class GradForNumber(torch.autograd.Function):
+    """forward(ctx, x, k) = x * k; backward returns a gradient for the number k."""
+
+    @staticmethod
+    def forward(ctx, x, k):
+        return x * k
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2, grad
+
+
+class SumNotExpanded(torch.autograd.Function):
+    """x.sum() whose backward returns the 0-dim incoming gradient as it is."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.sum()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class OldStyleSin(torch.autograd.Function):
+    """forward(ctx, x): no setup_context, so torch.func cannot transform it."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.sin()
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * x.cos()
+
+
+class SinWithoutVmap(torch.autograd.Function):
+    """forward and setup_context apart, but no vmap rule."""
+
+    @staticmethod
+    def forward(x):
+        return x.sin()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0])
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * x.cos()
+
+
+def _second_derivative_through_once_differentiable():
+    x = _leaf()
+    (g,) = torch.autograd.grad((SquareOnce.apply(x) ** 2).sum(), x, create_graph=True)
+    g.sum().backward()
+
+
+CHAPTER_9_TINY = {
+    "custom_function_view_inplace": lambda: ReturnsInput.apply(_leaf() * 1).mul_(2),
+    "once_differentiable": _second_derivative_through_once_differentiable,
+    "custom_function_non_tensor_grad": lambda: GradForNumber.apply(_leaf(), 2.0).sum().backward(),
+    "custom_function_grad_shape": lambda: SumNotExpanded.apply(_leaf()).backward(),
+    "function_transform": lambda: torch.func.grad(OldStyleSin.apply)(torch.tensor(1.0)),
+}
+
+
 TINY = {
     "not_built": lambda: torch.tensor([1.0, 2.0]).sum().backward(),
     "consumed": _consumed,
@@ -148,6 +253,7 @@ TINY = {
     "non_scalar_output": lambda: (_leaf() * 3).backward(),
     "custom_function_gradients": lambda: Two.apply(_leaf(), _leaf()).sum().backward(),
     "unknown": lambda: torch.ones(2, 3) @ torch.ones(2, 3),
+    **CHAPTER_9_TINY,
 }
 
 
@@ -277,6 +383,49 @@ def test_custom_function_names_function_and_counts():
     e = explain(raised(TINY["custom_function_gradients"]))
     assert e.details == {"function": "Two", "expected": "2", "got": "1"}
     assert "Two returned 1 gradient" in e.cause and "2 inputs" in e.cause
+
+
+def test_chapter_9_causes_name_the_function_and_its_mistake():
+    """Do the custom Function kinds name the Function, the position or shape, and the way out?"""
+    view = explain(raised(CHAPTER_9_TINY["custom_function_view_inplace"]))
+    assert "Output 0 of your autograd.Function ReturnsInput" in view.cause and "mark_dirty" in view.fix
+    number = explain(raised(CHAPTER_9_TINY["custom_function_non_tensor_grad"]))
+    assert (
+        number.details == {"function": "GradForNumber", "position": "2"} and "Return None at position 2" in number.fix
+    )
+    shape = explain(raised(CHAPTER_9_TINY["custom_function_grad_shape"]))
+    assert shape.details == {"function": "SumNotExpanded", "index": "0", "got": "", "want": "2"}
+    assert "shape [] for input 0" in shape.cause
+    once = explain(raised(CHAPTER_9_TINY["once_differentiable"]))
+    assert "@once_differentiable" in once.cause and "gradgradcheck" in once.fix
+    old = explain(raised(CHAPTER_9_TINY["function_transform"]))
+    assert "setup_context" in old.fix
+    vmapped = explain(raised(lambda: torch.func.vmap(SinWithoutVmap.apply)(torch.ones(3))))
+    assert vmapped.kind == "function_transform" and "SinWithoutVmap" in vmapped.cause
+    assert "generate_vmap_rule = True" in vmapped.fix
+
+
+def test_mark_dirty_on_a_leaf_is_a_leaf_error():
+    """Is a custom Function that marks a leaf dirty (PyTorch's 'has been used' wording) a leaf_inplace?"""
+
+    class AddOne(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            return x.add_(1)
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+    assert explain(raised(lambda: AddOne.apply(_leaf()))).kind == "leaf_inplace"
+
+
+def test_chapter_9_kinds_point_to_chapter_9():
+    """Does every custom Function kind, the older custom_function_gradients included, link to a
+    section of chapter 9's lesson?"""
+    for kind in ("custom_function_gradients", *CHAPTER_9_TINY):
+        assert explain(raised(TINY[kind])).lesson.startswith("notebooks/09_custom_functions.ipynb#"), kind
 
 
 # ---------------------------------------------------------------- realistic training loops
@@ -600,8 +749,8 @@ def test_the_package_exposes_explain():
 
 
 # ---------------------------------------------------------------- lessons
-# Kinds no chapter teaches: their lesson is PyTorch's documentation.
-DOCUMENTED_ELSEWHERE = {"custom_function_gradients": "https://docs.pytorch.org/docs/stable/notes/extending.html"}
+# Kinds no chapter teaches: their lesson is PyTorch's documentation (none at present).
+DOCUMENTED_ELSEWHERE: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("kind", TINY)
@@ -639,7 +788,10 @@ def test_lesson_link_is_relative_to_the_explaining_notebook(folder):
 
 def test_a_url_lesson_is_linked_as_it_is():
     """Is a lesson that is a URL (PyTorch's documentation) linked unchanged from any folder?"""
-    e = explain(raised(TINY["custom_function_gradients"]))
+    e = dataclasses.replace(
+        explain(raised(TINY["custom_function_gradients"])),
+        lesson="https://docs.pytorch.org/docs/stable/notes/extending.html#extending-torch-autograd",
+    )
     assert e.href(COURSE_ROOT / "notebooks") == e.lesson and f'href="{e.lesson}"' in e._repr_html_()
 
 

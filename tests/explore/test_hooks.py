@@ -11,8 +11,12 @@ def test_forward_hooks_fire_in_forward_and_backward_hooks_from_the_last_layer():
     down to layer 0 during the backward?"""
     events = hook_events(("forward pre", "forward", "full backward"))["events"]
     backward = events.index("(backward runs)")
-    assert events[1:backward] == ["forward  pre-hook  0", "forward  hook      0", "forward  pre-hook  2",
-                                  "forward  hook      2"]
+    assert events[1:backward] == [
+        "forward  pre-hook  0",
+        "forward  hook      0",
+        "forward  pre-hook  2",
+        "forward  hook      2",
+    ]
     layers = [e.split()[2] for e in events[backward + 1 :]]
     assert layers == ["2", "0"]
 

@@ -586,8 +586,12 @@ def clipping_hooks_that_clamp_in_place():
     """Gradient clipping on activations: forward hooks register tensor hooks that clamp each
     layer's output gradient in place; the last one receives mean()'s expanded gradient."""
     model = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 2))
+
+    def clip_output_gradient(module, args, out):
+        out.register_hook(lambda g: g.clamp_(-0.1, 0.1))
+
     for layer in model:
-        layer.register_forward_hook(lambda module, args, out: out.register_hook(lambda g: g.clamp_(-0.1, 0.1)))
+        layer.register_forward_hook(clip_output_gradient)
     model(torch.randn(8, 4)).mean().backward()
 
 

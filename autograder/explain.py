@@ -286,8 +286,8 @@ KINDS.update(
             r"more than one element of the written-to tensor refers to a single memory location",
             _HOOKS,
             "An in-place operation wrote into a tensor whose elements share memory, an expanded "
-            "tensor (stride 0). Gradients are often such tensors: the gradient of a sum or a "
-            "mean reaches the next Node as ones expanded to the input's shape, so a tensor hook "
+            "tensor (stride 0). Gradients are often such tensors: the gradient of a sum() "
+            "reaches the next Node as ones expanded to the input's shape, so a tensor hook "
             "(or a custom backward) that changes its gradient argument in place (g.mul_(2), "
             "g.clamp_(...), g[mask] = 0) fails here, and where it does not fail it changes a "
             "gradient other Nodes may share.",

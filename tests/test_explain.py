@@ -584,7 +584,7 @@ def gradcam_on_a_model_with_inplace_relu():
 
 def clipping_hooks_that_clamp_in_place():
     """Gradient clipping on activations: forward hooks register tensor hooks that clamp each
-    layer's output gradient in place; the last one receives mean()'s expanded gradient."""
+    layer's output gradient in place; the last one receives sum()'s expanded gradient."""
     model = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 2))
 
     def clip_output_gradient(module, args, out):
@@ -592,7 +592,7 @@ def clipping_hooks_that_clamp_in_place():
 
     for layer in model:
         layer.register_forward_hook(clip_output_gradient)
-    model(torch.randn(8, 4)).mean().backward()
+    model(torch.randn(8, 4)).sum().backward()
 
 
 REALISTIC.update(

@@ -20,6 +20,7 @@ CHAPTERS = [
     ("06_detach_no_grad", "ex06_grad_modes"),
     ("07_graph_memory", "ex07_memory"),
     ("08_checkpointing", "ex08_checkpoint"),
+    ("10_hooks", "ex10_hooks"),
 ]
 EXPECTED_LINKS = [
     target

@@ -23,6 +23,10 @@ usage          ``nonleaf_grad``, ``checkpoint_use_reentrant``, ``checkpoint_no_g
                the graph is fine, an autograd call (or a custom Function) is used the wrong
                way (a reentrant checkpoint whose inputs do not require grad records no graph
                for the block, but the fix is in the call)
+hooks (ch 10)  ``backward_hook_inplace``, ``grad_overlap_inplace``, ``pack_hook_inplace`` (changed);
+               ``hook_no_grad_tensor`` (not built); ``hook_changed_grad``,
+               ``post_accumulate_nonleaf``, ``full_backward_hook_no_input`` and
+               ``nonfull_backward_hook`` (both warnings) (usage)
 unknown        ``unknown``: anything else
 =============  ====================================================================================
 
@@ -315,6 +319,101 @@ KINDS.update(
             (_FUNCTIONS, "torch.func"),
             "{what}",
             "{fix}",
+
+# Chapter 10: hooks (module hooks, tensor hooks, saved-tensor hooks).
+_HOOKS = "notebooks/10_hooks.ipynb", "Pitfalls"
+KINDS.update(
+    {
+        "backward_hook_inplace": _Kind(
+            "changed",
+            # starts after view_inplace's "Output N of", so it wins over it (explain: latest match)
+            r"BackwardHookFunction(?:Backward)? is a view and is being modified inplace",
+            _HOOKS,
+            "A module with a full backward hook (register_full_backward_hook or "
+            "register_full_backward_pre_hook) passes its inputs and outputs through "
+            "BackwardHookFunction, which returns them as views; then an in-place operation "
+            "changed one of them, typically nn.ReLU(inplace=True) (or x += ...) right after or "
+            "before the hooked module. Autograd forbids it: the in-place change would bypass "
+            "the hook's Node.",
+            "Build the activations with inplace=False (for m in model.modules(): if "
+            "isinstance(m, nn.ReLU): m.inplace = False), or hook tensors instead of modules: a "
+            "forward hook that calls out.register_hook(fn) gets the same gradient as grad_output.",
+        ),
+        "grad_overlap_inplace": _Kind(
+            "changed",
+            r"more than one element of the written-to tensor refers to a single memory location",
+            _HOOKS,
+            "An in-place operation wrote into a tensor whose elements share memory, an expanded "
+            "tensor (stride 0). Gradients are often such tensors: the gradient of a sum() "
+            "reaches the next Node as ones expanded to the input's shape, so a tensor hook "
+            "(or a custom backward) that changes its gradient argument in place (g.mul_(2), "
+            "g.clamp_(...), g[mask] = 0) fails here, and where it does not fail it changes a "
+            "gradient other Nodes may share.",
+            "Never modify a hook's gradient argument: return a new tensor instead (return g * 2, "
+            "return g.clamp(-c, c)); autograd uses the returned tensor. Anywhere else, clone() "
+            "before writing in place.",
+        ),
+        "pack_hook_inplace": _Kind(
+            "changed",
+            r"saved tensor pack hook is modifying its input in place",
+            _HOOKS,
+            "Your pack hook (torch.autograd.graph.saved_tensors_hooks) changed the tensor autograd "
+            "was saving, in place. That tensor is still used by the forward (and by other Nodes), "
+            "so autograd refuses.",
+            "Return a new tensor from the pack hook (t.to(torch.bfloat16), t.cpu(), t.clone()), "
+            "never change its argument.",
+        ),
+        "hook_changed_grad": _Kind(
+            "usage",
+            r"hook '(?P<hook>[^']*)' has changed the (?P<what>size|type) of value",
+            _HOOKS,
+            "The tensor hook {hook} returned a gradient of another {what} than the tensor it is "
+            "registered on. A tensor hook's return value replaces the gradient, so it must have the "
+            "tensor's shape, dtype and device.",
+            "Return a tensor like the gradient argument (g * 2, g.clamp(-c, c), torch.where(...)), "
+            "or None to keep the gradient as it is; compute statistics (g.norm(), g.sum()) and "
+            "store them instead of returning them.",
+        ),
+        "hook_no_grad_tensor": _Kind(
+            "not built",
+            r"cannot register a hook on a tensor that doesn't require gradient",
+            _HOOKS,
+            "You registered a tensor hook on a tensor with requires_grad=False: no gradient will "
+            "ever flow to it, so the hook could never run.",
+            "Register the hook on a tensor that requires grad (a parameter, or a result computed "
+            "from one outside torch.no_grad()); for an input, call x.requires_grad_() first.",
+        ),
+        "post_accumulate_nonleaf": _Kind(
+            "usage",
+            r"post accumulate grad hooks cannot be registered on non-leaf tensors",
+            _HOOKS,
+            "register_post_accumulate_grad_hook runs after AccumulateGrad has written .grad, and "
+            "only leaves (parameters, tensors created with requires_grad=True) have an "
+            "AccumulateGrad Node.",
+            "Register it on the parameter itself; for the gradient of an intermediate result use "
+            "y.register_hook(fn) (or y.retain_grad()).",
+        ),
+        "full_backward_hook_no_input": _Kind(
+            "usage",
+            r"Full backward hook is firing when gradients are computed with respect to module "
+            r"outputs since no inputs require gradients",
+            _HOOKS,
+            "A full backward hook is registered on a module none of whose inputs requires grad "
+            "(typically the first layer, fed with data). The hook then fires as soon as the "
+            "gradient of its output is known, and its grad_input holds None.",
+            "Nothing is wrong if you only read grad_output. To silence it, hook the output tensor "
+            "instead (a forward hook calling out.register_hook(fn)), or skip the first layer.",
+        ),
+        "nonfull_backward_hook": _Kind(
+            "usage",
+            r"Using a non-full backward hook when the forward contains multiple autograd Nodes is "
+            r"deprecated",
+            _HOOKS,
+            "module.register_backward_hook is deprecated: it hooks only the last Node the "
+            "module's forward recorded, so its grad_input is that Node's, not the module's "
+            "inputs' (some are missing).",
+            "Use module.register_full_backward_hook(hook) (same signature: module, grad_input, "
+            "grad_output), or register_full_backward_pre_hook to see grad_output only.",
         ),
     }
 )

@@ -257,6 +257,92 @@ TINY = {
 }
 
 
+# ---------------------------------------------------------------- chapter 10: hooks, tiny programs
+def _full_backward_hook_then_inplace_relu():
+    model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(inplace=True))
+    model[0].register_full_backward_hook(lambda module, grad_input, grad_output: None)
+    model(torch.ones(1, 2))
+
+
+def _hook_scales_its_argument_in_place():
+    y = _leaf() * 2
+    y.register_hook(lambda g: g.mul_(10))  # the gradient of sum() is expanded: stride 0
+    y.sum().backward()
+
+
+def _pack_hook_changes_its_input():
+    def pack(t):
+        return t.mul_(1)
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        (_leaf() * 2).sin()
+
+
+def _hook_returns_the_norm():
+    y = _leaf() * 2
+    y.register_hook(lambda g: g.norm())
+    y.sum().backward()
+
+
+def _first_layer_full_backward_hook():
+    layer = nn.Linear(2, 1)
+    layer.register_full_backward_hook(lambda module, grad_input, grad_output: None)
+    layer(torch.ones(1, 2)).sum().backward()
+
+
+def _old_backward_hook():
+    model = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+    model.register_backward_hook(lambda module, grad_input, grad_output: None)
+    model(_leaf().unsqueeze(0)).sum().backward()
+
+
+FAMILY.update(
+    {
+        "backward_hook_inplace": "changed",
+        "grad_overlap_inplace": "changed",
+        "pack_hook_inplace": "changed",
+        "hook_no_grad_tensor": "not built",
+        "hook_changed_grad": "usage",
+        "post_accumulate_nonleaf": "usage",
+        "full_backward_hook_no_input": "usage",
+        "nonfull_backward_hook": "usage",
+    }
+)
+WARNING_KINDS.update({"full_backward_hook_no_input", "nonfull_backward_hook"})
+TINY.update(
+    {
+        "backward_hook_inplace": _full_backward_hook_then_inplace_relu,
+        "grad_overlap_inplace": _hook_scales_its_argument_in_place,
+        "pack_hook_inplace": _pack_hook_changes_its_input,
+        "hook_no_grad_tensor": lambda: torch.ones(2).register_hook(lambda g: g),
+        "hook_changed_grad": _hook_returns_the_norm,
+        "post_accumulate_nonleaf": lambda: (_leaf() * 2).register_post_accumulate_grad_hook(lambda p: None),
+        "full_backward_hook_no_input": _first_layer_full_backward_hook,
+        "nonfull_backward_hook": _old_backward_hook,
+    }
+)
+
+
+def test_backward_hook_inplace_wins_over_view_inplace():
+    """Is the full-backward-hook error told apart from other in-place changes of views, in
+    PyTorch 2.13's wording and in the older one users report ("BackwardHookFunctionBackward")?"""
+    assert explain(raised(_full_backward_hook_then_inplace_relu)).kind == "backward_hook_inplace"
+    older = (
+        "Output 0 of BackwardHookFunctionBackward is a view and is being modified inplace. This view was "
+        "created inside a custom Function (or because an input was returned as-is)"
+    )
+    assert explain(older).kind == "backward_hook_inplace"
+
+
+def test_hook_changed_grad_names_the_hook_and_what_changed():
+    """Does the cause name the hook and say it changed the size (or the type) of the gradient?"""
+    e = explain(raised(_hook_returns_the_norm))
+    assert e.details == {"hook": "<lambda>", "what": "size"} and "<lambda>" in e.cause
+    y = _leaf() * 2
+    y.register_hook(lambda g: g.double())
+    assert explain(raised(lambda: y.sum().backward())).details["what"] == "type"
+
+
 @pytest.mark.parametrize("kind", TINY)
 def test_live_message_is_recognised(kind):
     """Is the message of a tiny program that makes this mistake recognised, with its family?"""
@@ -634,6 +720,36 @@ REALISTIC = {
     "custom_function_gradients": custom_activation_in_a_model,
     "unknown": shape_mismatch,
 }
+
+
+# ---------------------------------------------------------------- chapter 10: hooks, realistic
+def gradcam_on_a_model_with_inplace_relu():
+    """Grad-CAM style: a full backward hook on a conv block of a model built with inplace ReLUs."""
+    model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU(inplace=True), nn.Conv2d(4, 4, 3), nn.ReLU(inplace=True))
+    grads = []
+    model[2].register_full_backward_hook(lambda module, grad_input, grad_output: grads.append(grad_output[0]))
+    model(torch.randn(1, 3, 8, 8)).mean().backward()
+
+
+def clipping_hooks_that_clamp_in_place():
+    """Gradient clipping on activations: forward hooks register tensor hooks that clamp each
+    layer's output gradient in place; the last one receives sum()'s expanded gradient."""
+    model = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 2))
+
+    def clip_output_gradient(module, args, out):
+        out.register_hook(lambda g: g.clamp_(-0.1, 0.1))
+
+    for layer in model:
+        layer.register_forward_hook(clip_output_gradient)
+    model(torch.randn(8, 4)).sum().backward()
+
+
+REALISTIC.update(
+    {
+        "backward_hook_inplace": gradcam_on_a_model_with_inplace_relu,
+        "grad_overlap_inplace": clipping_hooks_that_clamp_in_place,
+    }
+)
 
 
 @pytest.mark.parametrize("kind", REALISTIC)

@@ -21,6 +21,7 @@ CHAPTERS = [
     ("07_graph_memory", "ex07_memory"),
     ("08_checkpointing", "ex08_checkpoint"),
     ("09_custom_functions", "ex09_functions"),
+    ("10_hooks", "ex10_hooks"),
 ]
 EXPECTED_LINKS = [
     target

@@ -14,6 +14,7 @@ grad_modes    6            grad_mode_facts, grad_mode_table / grad_mode_explorer
 memory        7-8          loop_memory, loop_table, leak_table / leak_explorer; stack,
                            checkpoint_peak, segment_rows, segment_table / segment_explorer
 functions     9            relu_facts, relu_table / relu_explorer
+hooks         10           hook_events, hook_table / hook_explorer
 ============  ===========  ===================================================================
 
 Two helpers build them: :func:`autograder.explore.shell.explorer` (the widget shell: controls,

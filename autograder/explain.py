@@ -319,6 +319,9 @@ KINDS.update(
             (_FUNCTIONS, "torch.func"),
             "{what}",
             "{fix}",
+        ),
+    }
+)
 
 # Chapter 10: hooks (module hooks, tensor hooks, saved-tensor hooks).
 _HOOKS = "notebooks/10_hooks.ipynb", "Pitfalls"

@@ -269,6 +269,9 @@ KINDS.update(
     {
         "custom_function_view_inplace": _Kind(
             "changed",
+            # not when the Function is the one a full backward hook inserts (chapter 10's kind)
+            r"(?<!BackwardHookFunction is a view and is being modified inplace\. )"
+            r"(?<!BackwardHookFunctionBackward is a view and is being modified inplace\. )"
             r"This view was created inside a custom Function",
             (_FUNCTIONS, "mark_dirty"),
             "Output {output} of your autograd.Function {op} is a view of one of its inputs (forward "

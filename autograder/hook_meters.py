@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterable
 import torch
 from torch.utils._pytree import tree_flatten
 
+from .memory import SavedTensorsHooksMeter
+
 __all__ = ["GradBytesMeter", "PackedBytesMeter"]
 
 
@@ -99,7 +101,7 @@ class _Held:
             self.meter._release(key)
 
 
-class PackedBytesMeter:
+class PackedBytesMeter(SavedTensorsHooksMeter):
     """Context manager running your saved-tensor hooks and counting the bytes of what the pack
     hook returns (NOTE 2): the memory a graph keeps for backward *with* those hooks.
 
@@ -153,16 +155,3 @@ class PackedBytesMeter:
             self.alive_bytes -= key[2]
         else:
             self._live[key] = count
-
-    def __enter__(self) -> PackedBytesMeter:
-        self._hooks.__enter__()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._hooks.__exit__(*exc)
-
-    def __repr__(self) -> str:
-        return (
-            f"PackedBytesMeter(alive_bytes={self.alive_bytes}, peak_bytes={self.peak_bytes}, "
-            f"packed_tensors={self.packed_tensors})"
-        )

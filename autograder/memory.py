@@ -33,7 +33,7 @@ import torch
 
 from .explain import modified_inplace_message
 
-__all__ = ["SavedTensorMeter", "measure_saved", "CudaMemory", "cuda_memory"]
+__all__ = ["SavedTensorsHooksMeter", "SavedTensorMeter", "measure_saved", "CudaMemory", "cuda_memory"]
 
 
 class _Packed:
@@ -49,7 +49,26 @@ class _Packed:
         self.meter._release(self.key)
 
 
-class SavedTensorMeter:
+class SavedTensorsHooksMeter:
+    """What meters built on ``saved_tensors_hooks`` share: entering and leaving the hooks
+    (``self._hooks``) as a context manager, and a repr of ``alive_bytes``, ``peak_bytes`` and
+    ``packed_tensors``. Subclasses: :class:`SavedTensorMeter`, ``hook_meters.PackedBytesMeter``."""
+
+    def __enter__(self):
+        self._hooks.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._hooks.__exit__(*exc)
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(alive_bytes={self.alive_bytes}, peak_bytes={self.peak_bytes}, "
+            f"packed_tensors={self.packed_tensors})"
+        )
+
+
+class SavedTensorMeter(SavedTensorsHooksMeter):
     """Context manager counting the bytes a graph saves for backward (see NOTE above).
 
     Attributes (all ``int``, bytes unless said):
@@ -111,19 +130,6 @@ class SavedTensorMeter:
         if entry[0] == 0:
             self.alive_bytes -= entry[1]
             del self._live[key]
-
-    def __enter__(self) -> SavedTensorMeter:
-        self._hooks.__enter__()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._hooks.__exit__(*exc)
-
-    def __repr__(self) -> str:
-        return (
-            f"SavedTensorMeter(alive_bytes={self.alive_bytes}, peak_bytes={self.peak_bytes}, "
-            f"packed_tensors={self.packed_tensors})"
-        )
 
 
 def measure_saved(fn, *args, exclude: Iterable[torch.Tensor] = (), **kwargs):

@@ -65,6 +65,20 @@ EXERCISE = "ex01_graph"
 MISTAKE = "ex01-q2-sign"  # a typical mistake in question 2 (autograder/grading/mistakes/ex01_graph.py)
 
 
+def _stop(process, shutdown) -> None:
+    """Stop a Jupyter server: its own shutdown (which stops the kernels too), else terminate, else kill."""
+    try:
+        shutdown()
+        process.wait(timeout=20)
+    except Exception:  # noqa: BLE001 (whatever stopped the clean shutdown, the server must go)
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 def _missing() -> str | None:
     if sync_playwright is None:
         return "Playwright is not installed: pip install -r requirements.txt"
@@ -239,16 +253,7 @@ def lab(tmp_path_factory):
                 time.sleep(0.3)
         yield server
     finally:
-        try:
-            server.api("/api/shutdown", method="POST")  # stops the kernels too
-            process.wait(timeout=20)
-        except Exception:  # noqa: BLE001 (whatever stopped the clean shutdown, the server must go)
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        _stop(process, lambda: server.api("/api/shutdown", method="POST"))
 
 
 @pytest.fixture(scope="module")
@@ -617,7 +622,8 @@ def course_lab(tmp_path_factory):
             time.sleep(0.3)
         yield urls[0]
     finally:
-        try:
+
+        def shutdown():
             parts = urllib.parse.urlsplit(urls[0])  # IndexError without a URL: terminate
             token = urllib.parse.parse_qs(parts.query)["token"][0]
             request = urllib.request.Request(
@@ -625,15 +631,9 @@ def course_lab(tmp_path_factory):
                 method="POST",
                 headers={"Authorization": f"token {token}"},
             )
-            urllib.request.urlopen(request, timeout=10).close()  # stops the kernels too
-            process.wait(timeout=20)
-        except Exception:  # noqa: BLE001 (whatever stopped the clean shutdown, the server must go)
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            urllib.request.urlopen(request, timeout=10).close()
+
+        _stop(process, shutdown)
 
 
 OPENED_OR_REFUSED = """(path) => {

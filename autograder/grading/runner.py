@@ -68,10 +68,14 @@ def run_cells(sources: list[str], sandbox: Sandbox, limits: Limits, total_timeou
     notebook_deadline = time.monotonic() + (limits.total_timeout if total_timeout is None else total_timeout)
     try:
         conn = sandbox.open_channel()
-    except SandboxError:
-        sandbox.close()
-        run.status, run.cell = status.SANDBOX_LOST, 0
-        return run
+    except SandboxError:  # the last submission took its fork server down: a fresh container, once
+        try:
+            sandbox.start()
+            conn = sandbox.open_channel()
+        except SandboxError:
+            sandbox.close()
+            run.status, run.cell = status.SANDBOX_LOST, 0
+            return run
     died = False
     try:
         for index, source in enumerate(sources):

@@ -75,6 +75,7 @@ def _read_only_binds() -> list[str]:
 def bwrap_command(limits: Limits) -> list[str]:
     """The ``bwrap`` command line that runs the fork server in a container (see module doc)."""
     python = sys.executable  # the environment's own interpreter (its realpath would leave the venv)
+    binds = _read_only_binds()
     return [
         "bwrap",
         "--unshare-all",
@@ -88,7 +89,7 @@ def bwrap_command(limits: Limits) -> list[str]:
         "--new-session",
         "--cap-drop",
         "ALL",
-        *_read_only_binds(),
+        # the writable tmpfs first: a checkout (or venv) under /tmp is then bound on top of it, not hidden
         "--proc",
         "/proc",
         "--dev",
@@ -101,6 +102,7 @@ def bwrap_command(limits: Limits) -> list[str]:
         str(limits.tmp_size),
         "--tmpfs",
         "/dev/shm",
+        *binds,
         "--clearenv",
         "--setenv",
         "HOME",
@@ -123,6 +125,9 @@ def bwrap_command(limits: Limits) -> list[str]:
         "--setenv",
         "AUTOGRADER_SANDBOX",
         "bwrap",
+        "--setenv",
+        "AUTOGRADER_READ_ONLY",  # what the fork server must not try to empty out of /tmp
+        os.pathsep.join(binds[i + 2] for i in range(0, len(binds), 3)),
         "--chdir",
         "/tmp",
         python,

@@ -136,7 +136,8 @@ def grade_class(
 
     Raises:
         FileNotFoundError: ``submitted`` or ``solutions`` is not a folder.
-        SandboxUnavailable: ``sandboxed`` and bubblewrap cannot run here (the message says how to fix it).
+        SandboxUnavailable: ``sandboxed`` and bubblewrap cannot run here, or the sandbox does not
+            start (the message says why, with bwrap's own words, and how to fix it).
     """
     for folder in (submitted, solutions):
         if not folder.is_dir():
@@ -152,7 +153,7 @@ def grade_class(
     def reference(assignment: str) -> None:
         try:
             references[assignment] = solution_records(sources[assignment][1], sandboxes.get(), limits)
-        except (SolutionFails, SandboxError) as error:
+        except SolutionFails as error:
             broken[assignment] = status.not_graded(str(error))
 
     def grade(submission: Submission) -> dict:
@@ -194,7 +195,10 @@ def grade_class(
         with ThreadPoolExecutor(max_workers=workers) as pool:
             # the solutions first (their records are the references), in the threads' own sandboxes
             for future in [pool.submit(reference, a) for a in sorted({s.assignment_id for s in todo})]:
-                future.result()
+                try:
+                    future.result()
+                except SandboxError as error:  # nothing can be graded: stop, and say why
+                    raise SandboxUnavailable(str(error)) from None
             futures = [pool.submit(grade, s) for s in todo]
             for future in tqdm(
                 as_completed(futures), total=len(futures), desc="grading", unit="notebook", disable=not progress

@@ -24,7 +24,7 @@ from .assemble import assemble, grade_id, is_test, questions
 from .limits import Limits
 from .references import withhold
 from .runner import run_cells
-from .sandbox import Sandbox
+from .sandbox import Sandbox, SandboxError
 from .verdict import verdict
 
 __all__ = ["QuestionResult", "Result", "SolutionFails", "solution_records", "grade_notebook"]
@@ -76,9 +76,12 @@ def solution_records(source: nbformat.NotebookNode, sandbox: Sandbox, limits: Li
 
     Raises:
         SolutionFails: a test cell fails on the instructor's own solution.
+        SandboxError: the sandbox could not run it at all (the message is bwrap's).
     """
     cells = _code_cells(source)
     run = run_cells([c.source for c in cells], sandbox, limits)
+    if run.status == status.SANDBOX_LOST:  # not the solution's fault: say what the sandbox said
+        raise SandboxError(sandbox.last_error or run.status)
     failed = [grade_id(c) for c, r in zip(cells, run.cells) if is_test(c) and (not r.finished or r.error)]
     if failed:
         raise SolutionFails(f"the solution fails its own tests {failed} ({run.status})")

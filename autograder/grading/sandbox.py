@@ -206,6 +206,7 @@ class Sandbox:
         self._control: socket.socket | None = None
         self._cgroup: Path | None = None
         self._tmp: str | None = None
+        self.last_error = ""  # why the last start failed (bwrap's own message), for the grader to show
 
     def start(self) -> None:
         """Start the container and wait until the fork server has imported torch."""
@@ -241,7 +242,8 @@ class Sandbox:
                 pass
             error = self._process.stderr.read().decode(errors="replace")[-2000:]
             self.close()
-            raise SandboxError(f"the grading sandbox did not start: {error.strip() or 'no answer'}") from None
+            self.last_error = f"the grading sandbox did not start: {error.strip() or 'no answer'}"
+            raise SandboxError(self.last_error) from None
 
     def _answer(self, timeout: float) -> dict:
         self._control.settimeout(timeout)

@@ -7,7 +7,7 @@ import hashlib
 import nbformat
 import pytest
 
-from autograder.grading import batch
+from autograder.grading import batch, sandbox
 from autograder.grading.batch import CSV_COLUMNS, SandboxUnavailable, grade_class
 
 from .conftest import needs_sandbox, submission_of
@@ -73,3 +73,15 @@ def test_without_a_sandbox_grading_is_refused(small_class, tmp_path, monkeypatch
         ("cy", "2", "graded (no sandbox)"),
         ("dee", "0", "no notebook (no sandbox)"),
     ]
+
+
+@needs_sandbox
+def test_a_sandbox_that_cannot_start_stops_grading_with_its_reason(small_class, tmp_path, monkeypatch):
+    """When bwrap cannot start the fork server, is grading refused with bwrap's own words, rather
+    than every submission marked "not graded: the solution fails its own tests"?"""
+    solutions, submitted = small_class
+    original = sandbox.bwrap_command  # ends with: python -m autograder.grading.forkserver
+    monkeypatch.setattr(sandbox, "bwrap_command", lambda limits: [*original(limits)[:-3], "/no/such/python"])
+    with pytest.raises(SandboxUnavailable, match="execvp /no/such/python"):
+        grade_class(submitted, tmp_path / "out", solutions, jobs=1, progress=False)
+    assert not (tmp_path / "out" / "grades.csv").exists()

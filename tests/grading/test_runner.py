@@ -1,9 +1,16 @@
 """Does the runner run cells in order in a fresh submission process of the sandbox, report what
 each did, and survive what they do?"""
 
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 import torch
 
+import autograder
 from autograder.check import Checked
 from autograder.grading import status
 from autograder.grading.forkserver import MAX_OUTPUT
@@ -102,3 +109,24 @@ def test_later_cells_are_not_visible_to_earlier_ones(sandbox):
     )
     run = run_cells([probe, "secret = 'SECRET-42'"], sandbox, Limits())
     assert run.cells[0].outputs[0]["text"] == "False\n"
+
+
+def test_a_course_under_tmp_is_seen_inside_the_sandbox(sandbox_available, tmp_path):
+    """The container has its own /tmp: is a course checkout that lives under /tmp (a clone in a
+    temporary folder, as CI may make) still bound inside it, and left alone when /tmp is emptied?"""
+    copy = tmp_path / "course"
+    shutil.copytree(Path(autograder.__file__).parent, copy / "autograder", ignore=shutil.ignore_patterns("__pycache__"))
+    probe = (
+        "from autograder.grading.sandbox import Sandbox\n"
+        "from autograder.grading.limits import Limits\n"
+        "from autograder.grading.runner import run_cells\n"
+        "with Sandbox(Limits(cell_timeout=30)) as box:\n"
+        "    for _ in range(2):\n"
+        "        run = run_cells(['import autograder; print(autograder.__file__)'], box, Limits(cell_timeout=30))\n"
+        "        print(run.status, run.cells[0].outputs[0]['text'].strip())\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(copy))
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert done.stdout.split("\n")[:2] == [f"ok {copy}/autograder/__init__.py"] * 2, done.stdout + done.stderr

@@ -9,6 +9,7 @@ from functools import lru_cache
 
 import nbformat
 
+from .assemble import grade_id, is_test
 from .grade_one import Result
 from .offline_html import OfflineHTMLExporter
 from .redact import redact
@@ -35,13 +36,21 @@ def _summary(result: Result) -> str:
 def feedback_notebook(result: Result) -> nbformat.NotebookNode:
     """The graded notebook prepared for the learner: a summary cell first; hidden-test regions
     cut from test cells (a line says they ran); error outputs reduced to ``Ename: message``
-    (tracebacks would quote hidden test lines). Returns a new notebook."""
+    (tracebacks would quote hidden test lines); under each test cell, its verdict (in the
+    learner's process a check only said "checked when graded"); no "Next" links (they point
+    into the course, not next to the page). Returns a new notebook."""
     nb = copy.deepcopy(result.notebook) if result.notebook is not None else nbformat.v4.new_notebook()
     redact(nb)
+    verdicts = {q.grade_id: q for q in result.questions}
+    nb.cells = [c for c in nb.cells if grade_id(c) != "next_steps"]
     for cell in nb.cells:
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":  # in any cell: the message says enough
                 out["traceback"] = [f"{out.get('ename', 'Error')}: {out.get('evalue', '')}"]
+        question = verdicts.get(grade_id(cell)) if is_test(cell) else None
+        if question is not None:
+            said = f"Graded: {question.score:g} / {question.points:g}. {question.message or 'All checks passed.'}"
+            cell.setdefault("outputs", []).append(nbformat.v4.new_output("stream", name="stdout", text=said + "\n"))
     nb.cells.insert(0, nbformat.v4.new_markdown_cell(_summary(result)))
     return nb
 

@@ -44,18 +44,18 @@ def test_summary_gives_score_and_reason(source, expected, sandbox, tmp_path):
     assert "**0 / 2**" in summary and "f returned None" in summary and "ada" in summary
 
 
-def test_page_loads_nothing_and_shows_maths_as_mathml(source, tmp_path):
+def test_page_loads_nothing_and_shows_maths_as_mathml(source, expected, sandbox, tmp_path):
     """Is the page self-contained (no script, no stylesheet or image from the network) with the
     markdown's inline and display maths written as MathML, not left as LaTeX for MathJax?"""
     source.cells[1].source = "Return $x^2$ at $x = 1$:\n\n$$L = \\frac{1}{N}\\sum_{n=1}^{N} p_n$$"
-    page = feedback_html(graded(source, tmp_path, "def f():\n    return 1"))
+    page = feedback_html(graded(source, expected, sandbox, tmp_path, "def f():\n    return 1"))
     assert "<script" not in page.lower()
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page), "loads something"
     assert page.count("<math") == 3 and 'display="block"' in page
     assert "$" not in html.unescape(re.sub(r"<[^>]+>", "", page))
 
 
-def test_summary_result_column_is_left_aligned(source, tmp_path):
+def test_summary_result_column_is_left_aligned(source, expected, sandbox, tmp_path):
     """Does the summary table align its result column (sentences) to the left?"""
-    page = feedback_html(graded(source, tmp_path, "def f():\n    return None"))
+    page = feedback_html(graded(source, expected, sandbox, tmp_path, "def f():\n    return None"))
     assert '<th style="text-align:left">result</th>' in page

@@ -10,7 +10,7 @@ from autograder.grading.redact import HIDDEN_NOTE, redact, split_hidden
 
 from .conftest import nbgrader_meta
 
-HIDDEN_LINE = "assert f() == 1, 'f() should be 1'"
+HIDDEN_LINE = 'check.value(f(), expected_f(), "f()", hint="f() should be 1", show_values=False)'  # conftest
 
 
 def test_released_source_is_what_nbgrader_releases(source):

@@ -23,8 +23,9 @@ import nbformat
 from tqdm import tqdm
 
 from . import status
+from .assemble import questions
 from .feedback import feedback_html
-from .grade_one import Result, SolutionFails, grade_notebook, solution_records
+from .grade_one import QuestionResult, Result, SolutionFails, grade_notebook, solution_records
 from .limits import Limits
 from .sandbox import Sandbox, SandboxError, sandbox_problem
 
@@ -39,11 +40,14 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class Submission:
-    """Where one student's notebook for one assignment is (``path`` None: none found)."""
+    """Where one student's notebook for one assignment is (``path`` None: none found);
+    ``linked``: the notebook or a folder above it is a symbolic link, so it is not read (it could
+    point at the solutions or at a classmate's notebook)."""
 
     student_id: str
     assignment_id: str
     path: Path | None
+    linked: bool = False
 
 
 def load_sources(solutions: Path) -> dict[str, tuple[str, nbformat.NotebookNode]]:
@@ -65,14 +69,16 @@ def find_submissions(submitted: Path, sources: dict) -> list[Submission]:
             expected = assignment / sources.get(assignment.name, ("?",))[0]
             notebooks = sorted(assignment.glob("*.ipynb"))
             path = expected if expected.is_file() else (notebooks[0] if len(notebooks) == 1 else None)
-            found.append(Submission(student.name, assignment.name, path))
+            linked = any(p.is_symlink() for p in (student, assignment, path) if p is not None)
+            found.append(Submission(student.name, assignment.name, None if linked else path, linked))
     return found
 
 
 def write_feedback(result: Result, page: Path) -> None:
     """Write ``result``'s feedback page to ``page`` (run in a page-rendering process)."""
     page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(feedback_html(result), encoding="utf-8")
+    # errors="replace": a learner's output may hold lone surrogates ("\ud800"), which UTF-8 cannot encode
+    page.write_text(feedback_html(result), encoding="utf-8", errors="replace")
 
 
 def render_feedback(pages: ProcessPoolExecutor, result: Result, page: Path) -> None:
@@ -158,8 +164,14 @@ def grade_class(
 
     def grade(submission: Submission) -> dict:
         source = sources[submission.assignment_id][1]
-        if submission.assignment_id in broken:
-            result = Result(submission.student_id, submission.assignment_id, broken[submission.assignment_id])
+        if submission.linked or submission.assignment_id in broken:  # nothing runs; every question 0
+            why = status.LINKED if submission.linked else broken[submission.assignment_id]
+            result = Result(
+                submission.student_id,
+                submission.assignment_id,
+                why,
+                [QuestionResult(q.grade_id, q.points) for q in questions(source)],
+            )
         else:
             result = grade_notebook(
                 submission.path,

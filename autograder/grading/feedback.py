@@ -47,12 +47,17 @@ def feedback_notebook(result: Result) -> nbformat.NotebookNode:
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":  # in any cell: the message says enough
                 out["traceback"] = [f"{out.get('ename', 'Error')}: {out.get('evalue', '')}"]
+            if "data" in out:  # outputs come from the learner's process: no HTML, SVG or script in the page
+                out["data"] = {k: v for k, v in out["data"].items() if k in SAFE_OUTPUTS} or {"text/plain": ""}
         question = verdicts.get(grade_id(cell)) if is_test(cell) else None
         if question is not None:
             said = f"Graded: {question.score:g} / {question.points:g}. {question.message or 'All checks passed.'}"
             cell.setdefault("outputs", []).append(nbformat.v4.new_output("stream", name="stdout", text=said + "\n"))
     nb.cells.insert(0, nbformat.v4.new_markdown_cell(_summary(result)))
     return nb
+
+
+SAFE_OUTPUTS = ("text/plain", "image/png", "image/jpeg")  # what a feedback page shows of an output
 
 
 @lru_cache(maxsize=1)

@@ -206,15 +206,39 @@ def reap(submission: int | None, wait: bool) -> tuple[int, int | None]:
         quiet = 0 if pids else quiet + 1
     keep = [p for p in os.environ.get("AUTOGRADER_READ_ONLY", "").split(os.pathsep) if p]
     for folder in ("/tmp", "/dev/shm") if _SANDBOXED else ():
+        _chmod(folder, 0o1777)  # a submission may have taken the write bit off its /tmp
         for entry in os.listdir(folder) if os.path.isdir(folder) else []:
             path = os.path.join(folder, entry)
             if any(p == path or p.startswith(path + "/") for p in keep):  # the course, bound read-only
                 continue
             if os.path.isdir(path) and not os.path.islink(path):
+                _unlock(path)
                 shutil.rmtree(path, ignore_errors=True)
             else:
                 _unlink(path)
     return killed, code
+
+
+def _chmod(path: str, mode: int) -> None:
+    try:
+        os.chmod(path, mode)
+    except OSError:
+        pass
+
+
+def _unlock(top: str) -> None:
+    """Give every folder under ``top`` back its owner's rights, so that it can be removed whatever
+    modes a submission left (a folder without x or w bits cannot be emptied)."""
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        _chmod(folder, 0o700)
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            stack += [e.path for e in entries if e.is_dir(follow_symlinks=False)]
 
 
 def _unlink(path: str) -> None:

@@ -103,6 +103,8 @@ def bwrap_command(limits: Limits) -> list[str]:
         "--tmpfs",
         "/dev/shm",
         *binds,
+        "--remount-ro",  # the root: a submission writes only to /tmp and /dev/shm, nothing another sees
+        "/",
         "--clearenv",
         "--setenv",
         "HOME",

@@ -6,6 +6,7 @@ __all__ = [
     "GRADED",
     "NO_NOTEBOOK",
     "UNKNOWN_ASSIGNMENT",
+    "LINKED",
     "crashed",
     "stopped_in",
     "unreadable",
@@ -16,6 +17,7 @@ __all__ = [
 GRADED = "graded"
 NO_NOTEBOOK = "no notebook"
 UNKNOWN_ASSIGNMENT = "unknown assignment"
+LINKED = "refused: a symbolic link, not a notebook file"
 TIMEOUT = "timeout"
 NOTEBOOK_TIME_LIMIT = "notebook time limit"
 UNREADABLE_REPORT = "crashed (unreadable report)"

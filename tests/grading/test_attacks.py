@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import html
 import os
 import socket
 import subprocess
@@ -24,7 +25,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grading.assemble import is_answer
+from autograder.grading.assemble import HIDDEN_TESTS, is_answer
 from autograder.grading.demo import build_demo_class
 from autograder.grading.sandbox import sandbox_problem
 from autograder.lessons import COURSE_ROOT
@@ -159,18 +160,30 @@ for _ in range(300):
 print("forked", children)
 """,
     "atk-leave-files-for-next": """
-for folder in ("/tmp", "/dev/shm", "."):
+import os, sys
+folders = ["/tmp", "/dev/shm", ".", "/", "{course}", "/usr"] + [p for p in sys.path if p.startswith("/")]
+for folder in folders:
     try:
         open(folder + "/planted-by-a-classmate", "w").write("x")
+        open(folder + "/astroid.py", "w").write("print('FOUND A ' + 'CLASSMATE S MODULE')")
     except OSError:
         pass
+os.makedirs("/tmp/locked/inner", exist_ok=True)
+open("/tmp/locked/inner/planted-by-a-classmate", "w").write("x")
+os.chmod("/tmp/locked/inner", 0o000)
+os.chmod("/tmp/locked", 0o500)       # a folder the cleanup cannot empty without restoring its modes
 """,
     "atk-look-for-planted-files": """
-import os
-for folder in ("/tmp", "/dev/shm", "."):
+import os, sys
+for folder in ["/tmp", "/dev/shm", ".", "/", "{course}", "/usr"] + [p for p in sys.path if p.startswith("/")]:
     for root, dirs, files in os.walk(folder):
         if "planted-by-a-classmate" in files:
             print("FOUND A " + "CLASSMATE'S FILE")  # split: the page shows this source too
+        dirs[:] = [] if root.startswith(("/usr", "/proc", "/sys")) else dirs
+try:
+    import astroid  # a module a classmate planted would run here
+except ImportError:
+    pass
 """,
     "atk-read-forkserver-memory": """
 import os, re
@@ -186,6 +199,45 @@ for pid in [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpi
     except (OSError, ValueError, OverflowError):
         pass
 print("READ MEMORY OF " + "ANOTHER PROCESS" if hits else "no memory of " + "another process readable")
+""",
+    "atk-lock-tmp": """
+import os
+os.chmod("/tmp", 0o555)            # the next process cannot make its folder: grading must not loop
+os._exit(3)
+""",
+    "atk-exit-on-every-retry": """
+import json, os
+from multiprocessing.connection import Connection
+_receive = Connection.recv_bytes
+def _exit_when_retried(self, *args, **kwargs):
+    data = _receive(self, *args, **kwargs)
+    if json.loads(data).get("source", "").startswith("# left out"):
+        os._exit(3)
+    return data
+Connection.recv_bytes = _exit_when_retried
+os._exit(3)
+""",
+    "atk-unencodable-output": """
+print("\\ud800")                    # a lone surrogate: UTF-8 cannot encode it
+""",
+    "atk-slow-redaction": """
+from IPython.display import display
+line = " " * 99_990 + "x"           # a regex with nested spaces would take minutes on it
+print(line)
+display({{"text/plain": line, "text/x-a": line, "text/x-b": line}}, raw=True)
+""",
+    "atk-script-in-feedback": """
+from IPython.display import HTML, SVG, display
+display(HTML('<script>fetch("http://127.0.0.1:{port}/page-ran-a-script")</script><iframe src="x"></iframe>'))
+display(SVG('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"></svg>'))
+""",
+    "atk-print-hidden-tests": """
+import linecache, sys
+def grad_wb(w, b, x, y):
+    caller = sys._getframe(2).f_code.co_filename       # the test cell that calls check.call(grad_wb)
+    for line in linecache.getlines(caller):
+        print("|", line.rstrip())
+    raise ValueError("nothing here")
 """,
     "atk-kill-everything": """
 import os, signal
@@ -286,6 +338,13 @@ def graded_class(tmp_path_factory):
         path = submitted / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
         path.parent.mkdir(parents=True)
         nbformat.write(nb, path)
+    # a notebook that is a symbolic link to the solutions, and a folder linked to a classmate's
+    (submitted / "atk-link-to-solutions" / ASSIGNMENT).mkdir(parents=True)
+    (submitted / "atk-link-to-solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").symlink_to(
+        COURSE_ROOT / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    )
+    (submitted / "atk-link-to-classmate").mkdir()
+    (submitted / "atk-link-to-classmate" / ASSIGNMENT).symlink_to(submitted / "correct" / ASSIGNMENT)
     before = {
         "submitted": _tree_digest(submitted),
         "course": _tree_digest(COURSE_ROOT / "autograder", "**/*.py") | _tree_digest(COURSE_ROOT / "solutions"),
@@ -338,12 +397,15 @@ def test_the_class_is_graded(graded_class):
     """Does the command finish with a row for every student, the correct one with full marks?"""
     assert graded_class["command"].returncode == 0, graded_class["command"].stderr[-3000:]
     rows = graded_class["rows"]
-    assert set(rows) == {"correct", "blank", *ATTACKS}
+    assert set(rows) == {"correct", "blank", *ATTACKS, *LINKS}
     assert rows["correct"]["score"] == rows["correct"]["max_score"] == "8", rows["correct"]
     assert rows["correct"]["status"] == "graded"
 
 
-@pytest.mark.parametrize("attack", sorted(ATTACKS))
+LINKS = ["atk-link-to-solutions", "atk-link-to-classmate"]
+
+
+@pytest.mark.parametrize("attack", sorted([*ATTACKS, *LINKS]))
 def test_an_attack_earns_nothing(graded_class, attack):
     """Does the attacking submission score no more than the blank one?"""
     rows = graded_class["rows"]
@@ -382,6 +444,28 @@ def test_no_submission_sees_another_ones_files_or_memory(graded_class):
     assert "solution texts found in memory: 0" in found
     descriptors = (feedback / "atk-list-descriptors" / f"{ASSIGNMENT}.html").read_text()
     assert "open descriptors: 5" in descriptors  # stdin/out/err, its own channel, the listing itself
+
+
+def test_the_page_holds_no_script_no_hidden_test_and_every_page_exists(graded_class):
+    """Does no feedback page carry a learner's HTML, SVG or script, or a hidden-test line the
+    learner's code printed, and does every student get a page (even one whose output UTF-8 cannot
+    encode, or that would make a careless regex take minutes)?"""
+    feedback = graded_class["out"] / "feedback"
+    pages = {p.parts[-2]: p.read_text(encoding="utf-8") for p in feedback.glob(f"*/{ASSIGNMENT}.html")}
+    assert set(pages) == set(graded_class["rows"])
+    scripted = pages["atk-script-in-feedback"]
+    assert not [tag for tag in ("<script", "<iframe", "<svg") if tag in scripted]  # the source shows them escaped
+    source = nbformat.read(COURSE_ROOT / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    hidden = [
+        line.strip()
+        for c in source.cells
+        for region in HIDDEN_TESTS.findall(c.source)
+        for line in region.splitlines()
+        if len(line.strip()) > 12 and "HIDDEN TESTS" not in line
+    ]
+    leaked = html.unescape(pages["atk-print-hidden-tests"])
+    assert hidden and not [line for line in hidden if line in leaked]
+    assert "nothing here" in leaked  # the attack did run: its code raised after printing
 
 
 def test_a_killed_sandbox_is_replaced(graded_class):

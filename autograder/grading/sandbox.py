@@ -26,6 +26,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -195,6 +196,27 @@ def _pids_cgroup(limit: int) -> Path | None:
     return None
 
 
+def _remove_cgroup(group: Path, seconds: float = 5.0) -> None:
+    """Kill what is left in ``group`` and remove it: a cgroup can be removed only once its last
+    process is gone, which takes a moment after SIGKILL. Never raises."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            pids = (group / "cgroup.procs").read_text().split()
+        except OSError:
+            return
+        for pid in pids:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
+        try:
+            group.rmdir()
+            return
+        except OSError:
+            time.sleep(0.02)
+
+
 class Sandbox:
     """One warm fork server, in a bubblewrap container (``sandboxed=True``) or not.
 
@@ -317,15 +339,7 @@ class Sandbox:
                 self._process.stderr.close()
             self._process = None
         if self._cgroup is not None:
-            for pid in (self._cgroup / "cgroup.procs").read_text().split() if self._cgroup.exists() else []:
-                try:
-                    os.kill(int(pid), signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            try:
-                self._cgroup.rmdir()
-            except OSError:
-                pass
+            _remove_cgroup(self._cgroup)
             self._cgroup = None
         if self._tmp:
             shutil.rmtree(self._tmp, ignore_errors=True)

@@ -130,3 +130,12 @@ def test_a_course_under_tmp_is_seen_inside_the_sandbox(sandbox_available, tmp_pa
         [sys.executable, "-c", probe], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300
     )
     assert done.stdout.split("\n")[:2] == [f"ok {copy}/autograder/__init__.py"] * 2, done.stdout + done.stderr
+
+
+def test_a_closed_sandbox_leaves_no_cgroup_behind(sandbox_available):
+    """Grading as root puts each container in a pids cgroup: is it gone once the sandbox closes?"""
+    box = Sandbox(Limits())
+    box.start()
+    group = box._cgroup
+    box.close()
+    assert group is None or not group.exists()

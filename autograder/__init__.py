@@ -3,13 +3,17 @@
 graph               walk a tensor's graph into plain records        (trace)
 memory              bytes saved for backward, CUDA allocator deltas (SavedTensorMeter, measure_saved, cuda_memory)
 live_memory         bytes alive during forward and backward, recomputation included (peak_live_bytes)
+hook_meters         peak .grad bytes during backward, bytes kept by your own pack/unpack hooks
 checkpoint_measure  time and memory of checkpointed models, for lesson 08 and the GPU check
 figures             read and plot the checkpointing measurements (assets/*.csv)
 draw                Graphviz drawing with a text fallback           (autograder.draw.draw)
 explore             ipywidgets explorers of the lessons, one module per chapter (explore.graph,
-                    explore.backward, explore.inplace, explore.grad_modes, explore.memory)
+                    explore.backward, explore.inplace, explore.grad_modes, explore.memory,
+                    explore.functions, explore.hooks)
 compare             compare with a reference and diagnose           (diagnose)
 check               learner-facing checks used in exercises
+checked             the record a check makes (Checked) and the withheld-reference placeholder
+judge               judge a record: the one comparison of a notebook's checks and the grader
 explain             name the autograd mistake behind an error or warning (explain; %load_ext autograder)
 lessons             where the course's files are and how to link to a lesson's heading
 grading             batch grading of a class                        (python -m autograder grade)

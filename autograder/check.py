@@ -30,13 +30,13 @@ import os
 import traceback
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
-from .compare import diagnose, diagnose_bytes
+from .checked import WITHHELD, Checked
 from .explain import explain
+from .judge import judge
 
 __all__ = [
     "CheckFailed",
@@ -53,76 +53,6 @@ __all__ = [
     "report_to",
     "warnings_to_stdout",
 ]
-
-
-class _Withheld:
-    """The placeholder the class grader binds to the names a REFERENCE region defines (NOTE 1).
-
-    Calling it, indexing it or reading an attribute gives it back, so ``reference(x)[0]`` or
-    ``measured["a"]`` still reach the check, which then only reports what it received."""
-
-    _instance = None
-
-    def __new__(cls):
-        cls._instance = cls._instance or super().__new__(cls)
-        return cls._instance
-
-    def __call__(self, *args, **kwargs):
-        return self
-
-    def __getitem__(self, key):
-        return self
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return self
-
-    def __repr__(self) -> str:
-        return "<withheld: computed by the grader>"
-
-
-WITHHELD = _Withheld()
-
-
-def _holds_withheld(value: Any, depth: int = 0) -> bool:
-    if value is WITHHELD:
-        return True
-    if depth > 5:
-        return False
-    if isinstance(value, Mapping):
-        return any(_holds_withheld(v, depth + 1) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(_holds_withheld(v, depth + 1) for v in value)
-    return False
-
-
-@dataclass
-class Checked:
-    """One value a check compared: the crossing between a learner's process and the grader.
-
-    Attributes:
-        name: what the check calls the value (``"d loss / d h"``); together with its occurrence in
-            the cell, the key by which the grader matches a learner's record to the solution's.
-        kind: ``"tensor"``, ``"grads"``, ``"value"``, ``"nbytes"``, ``"at_most"`` or
-            ``"predictions"``.
-        received: what the learner's code produced (a tensor, a dict of tensors, an int, ...).
-        expected: the reference, or :data:`WITHHELD` in class grading.
-        options: how to judge: ``rtol``/``atol``/``allow_graph``/``causes`` (tensor, grads),
-            ``hint`` (value, grads, at_most), ``parts``/``unsaved``/``step`` (nbytes), ``reasons``
-            (predictions), ``show_values`` (all).
-    """
-
-    name: str
-    kind: str
-    received: Any
-    expected: Any
-    options: dict = field(default_factory=dict)
-
-    @property
-    def withheld(self) -> bool:
-        """True when the reference is not in this process (class grading, NOTE 1)."""
-        return _holds_withheld(self.expected) or _holds_withheld(self.options)
 
 
 _hook: Callable[[Checked], None] | None = None
@@ -210,113 +140,6 @@ def _learner_line(tb) -> str:
         text = linecache.getline(filename, lineno, frame.f_globals).strip()
         found = f"\n  raised in {frame.f_code.co_name}(), line {lineno}" + (f": {text}" if text else "")
     return found
-
-
-def _judge_tensor(received, expected, name: str, options: dict) -> tuple[bool, str]:
-    tolerance = {k: options[k] for k in ("rtol", "atol", "allow_graph", "causes") if k in options}
-    result = diagnose(received, expected, name, **tolerance)
-    if result.ok:
-        return True, f"OK {name}"
-    message = result.message
-    if options.get("show_values", True) and isinstance(received, torch.Tensor) and received.numel() <= 8:
-        message += f"\n  expected: {expected.detach().tolist()}\n  received: {received.detach().tolist()}"
-    return False, message
-
-
-def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, str]:
-    if not isinstance(received, Mapping):
-        return False, f"expected a dict with keys {sorted(expected)}, got {type(received).__name__}"
-    problems = [
-        message
-        for key, want in expected.items()
-        for ok, message in [_judge_tensor(received.get(key), want, key, options)]
-        if not ok
-    ]
-    if options.get("hint") and problems:
-        problems.append(options["hint"])
-    return (False, "\n".join(problems)) if problems else (True, "OK " + ", ".join(expected))
-
-
-def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, str]:
-    if type(received) is type(expected) and received == expected:
-        return True, f"OK {name}"
-    message = f"{name} is wrong"
-    if options.get("show_values", True):
-        message += f": expected {expected!r}, got {received!r}"
-    hint = options.get("hint", "")
-    if isinstance(hint, Mapping):  # {"too high": ..., "too low": ...}: the side the answer is on
-        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (received, expected))
-        if numbers and ("too high" in hint or "too low" in hint):
-            hint = hint.get("too high" if received > expected else "too low", "")
-        else:  # {received value: hint}: what the learner's run did, reported as the received value
-            hint = next(
-                (text for key, text in hint.items() if type(key) is type(received) and key == received),
-                hint.get("otherwise", ""),
-            )
-    return False, message + (f". {hint}" if hint else ".")
-
-
-def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, str]:
-    result = diagnose_bytes(
-        received,
-        expected,
-        name,
-        options.get("parts") or {},
-        options.get("unsaved") or {},
-        options.get("step"),
-        options.get("extra") or {},
-    )
-    if result.ok:
-        return True, f"OK {name}"
-    shown = f"\n  expected: {expected} B\n  received: {received!r}" if options.get("show_values", True) else ""
-    return False, result.message + shown
-
-
-def _judge_predictions(received, expected, name: str, options: dict) -> tuple[bool, str]:
-    if not isinstance(received, Mapping):
-        return False, f"{name} should be a dict, got {type(received).__name__}"
-    # an entry the reference does not have (a Node kind that is not in the graph) is wrong too
-    wrong = [key for key in expected if key not in received or received[key] != expected[key]]
-    wrong += [key for key in received if key not in expected]
-    if wrong:
-        right = sum(key in received and received[key] == expected[key] for key in expected)
-        message = f"{right} of {len(expected)} {name} are right; rethink: {', '.join(map(str, wrong))}"
-        reasons = options.get("reasons")
-        reasons = reasons if isinstance(reasons, Mapping) else {}
-        # each wrong entry's own pointer at the mechanism, computed from the run (never its value)
-        message += "".join(f"\n  - {key}: {reasons[key]}" for key in wrong if isinstance(reasons.get(key), str))
-        return False, message
-    return True, f"OK all {len(expected)} {name}"
-
-
-def _judge_at_most(received, expected, name: str, options: dict) -> tuple[bool, str]:
-    if isinstance(received, bool) or not isinstance(received, (int, float)):
-        return False, f"{name} should be a number, got {type(received).__name__}"
-    if received <= expected:
-        return True, f"OK {name}"
-    shown = f": {received:g}, more than {expected:g}" if options.get("show_values", True) else ""
-    hint = options.get("hint", "")
-    return False, f"{name} is too high{shown}." + (f" {hint}" if hint else "")
-
-
-_JUDGES = {
-    "at_most": _judge_at_most,
-    "tensor": _judge_tensor,
-    "grads": _judge_grads,
-    "value": _judge_value,
-    "nbytes": _judge_nbytes,
-    "predictions": _judge_predictions,
-}
-
-
-def judge(record: Checked) -> tuple[bool, str]:
-    """Judge a record: ``(ok, message)``, the message starting with ``OK`` when ok. The one
-    comparison both a check in the learner's notebook and the class grader use. Never raises
-    for anything a learner's code produced."""
-    try:
-        return _JUDGES[record.kind](record.received, record.expected, record.name, record.options)
-    except Exception as error:  # noqa: BLE001 -- a received value built to break comparisons is just wrong
-        return False, f"{record.name} could not be compared ({type(error).__name__})"
 
 
 def _check(record: Checked) -> None:

@@ -109,7 +109,7 @@ def decode_record(data: Any):
     Raises:
         ValueError, TypeError, KeyError, RuntimeError: ``data`` is not such a record.
     """
-    from ..check import Checked
+    from ..checked import Checked
 
     if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not isinstance(data.get("kind"), str):
         raise ValueError("not a record")

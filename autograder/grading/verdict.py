@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..check import Checked, judge
+from ..checked import Checked
+from ..judge import judge
 
 __all__ = ["keyed", "verdict", "NOT_ALL_RAN"]
 

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import autograder
-from autograder.check import Checked
+from autograder.checked import Checked
 from autograder.grading import status
 from autograder.grading.forkserver import MAX_OUTPUT
 from autograder.grading.limits import Limits

@@ -5,9 +5,10 @@ import json
 import pytest
 import torch
 
-from autograder.check import Checked, judge
+from autograder.checked import Checked
 from autograder.grading.values import Opaque, decode, decode_record, encode, encode_record
 from autograder.grading.verdict import verdict
+from autograder.judge import judge
 
 
 def crossed(value):

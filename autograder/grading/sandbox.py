@@ -77,6 +77,11 @@ def bwrap_command(limits: Limits) -> list[str]:
     """The ``bwrap`` command line that runs the fork server in a container (see module doc)."""
     python = sys.executable  # the environment's own interpreter (its realpath would leave the venv)
     binds = _read_only_binds()
+    # A course under /tmp (a clone in a temporary folder) is bound inside the container's own /tmp;
+    # the folders bwrap makes to hold it would be writable there, a place to plant a module for the
+    # next submission: give each its own tmpfs and make it read-only once the binds are in.
+    targets = [binds[i + 2] for i in range(0, len(binds), 3)]
+    held = sorted({"/".join(t.split("/")[:3]) for t in targets if t.startswith(("/tmp/", "/dev/shm/"))})
     return [
         "bwrap",
         "--unshare-all",
@@ -103,7 +108,9 @@ def bwrap_command(limits: Limits) -> list[str]:
         str(limits.tmp_size),
         "--tmpfs",
         "/dev/shm",
+        *[arg for top in held for arg in ("--tmpfs", top)],
         *binds,
+        *[arg for top in held for arg in ("--remount-ro", top)],
         "--remount-ro",  # the root: a submission writes only to /tmp and /dev/shm, nothing another sees
         "/",
         "--clearenv",
@@ -130,7 +137,7 @@ def bwrap_command(limits: Limits) -> list[str]:
         "bwrap",
         "--setenv",
         "AUTOGRADER_READ_ONLY",  # what the fork server must not try to empty out of /tmp
-        os.pathsep.join(binds[i + 2] for i in range(0, len(binds), 3)),
+        os.pathsep.join(targets),
         "--chdir",
         "/tmp",
         python,

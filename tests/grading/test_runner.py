@@ -113,10 +113,20 @@ def test_later_cells_are_not_visible_to_earlier_ones(sandbox):
 
 def test_a_course_under_tmp_is_seen_inside_the_sandbox(sandbox_available, tmp_path):
     """The container has its own /tmp: is a course checkout that lives under /tmp (a clone in a
-    temporary folder, as CI may make) still bound inside it, and left alone when /tmp is emptied?"""
+    temporary folder, as CI may make) still bound inside it, left alone when /tmp is emptied, and
+    read-only all the way down (no module can be planted next to it for the next submission)?"""
     copy = tmp_path / "course"
     shutil.copytree(Path(autograder.__file__).parent, copy / "autograder", ignore=shutil.ignore_patterns("__pycache__"))
-    probe = (
+    plant = (
+        f"for folder in ({str(copy)!r}, {str(tmp_path)!r}):\n"
+        "    try:\n"
+        "        open(folder + '/planted.py', 'w').write('x')\n"
+        "        print('planted in', folder)\n"
+        "    except OSError as error:\n"
+        "        print(type(error).__name__)\n"
+    )
+    probe = tmp_path / "probe.py"
+    probe.write_text(
         "from autograder.grading.sandbox import Sandbox\n"
         "from autograder.grading.limits import Limits\n"
         "from autograder.grading.runner import run_cells\n"
@@ -124,12 +134,15 @@ def test_a_course_under_tmp_is_seen_inside_the_sandbox(sandbox_available, tmp_pa
         "    for _ in range(2):\n"
         "        run = run_cells(['import autograder; print(autograder.__file__)'], box, Limits(cell_timeout=30))\n"
         "        print(run.status, run.cells[0].outputs[0]['text'].strip())\n"
+        f"    print(run_cells([{plant!r}], box, Limits()).cells[0].outputs[0]['text'].strip())\n"
     )
     env = dict(os.environ, PYTHONPATH=str(copy))
     done = subprocess.run(
-        [sys.executable, "-c", probe], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300
+        [sys.executable, str(probe)], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300
     )
-    assert done.stdout.split("\n")[:2] == [f"ok {copy}/autograder/__init__.py"] * 2, done.stdout + done.stderr
+    lines = done.stdout.split("\n")
+    assert lines[:2] == [f"ok {copy}/autograder/__init__.py"] * 2, done.stdout + done.stderr
+    assert lines[2:4] == ["OSError", "OSError"], done.stdout + done.stderr  # read-only, not "planted in"
 
 
 def test_a_closed_sandbox_leaves_no_cgroup_behind(sandbox_available):

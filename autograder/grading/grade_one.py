@@ -88,17 +88,19 @@ def solution_records(source: nbformat.NotebookNode, sandbox: Sandbox, limits: Li
     return {grade_id(c): r.records for c, r in zip(cells, run.cells) if is_test(c)}
 
 
-def _run_past_stops(texts: list[str], names: list[str], sandbox: Sandbox, limits: Limits, retries: int = 3):
+def _run_past_stops(texts: list[str], sandbox: Sandbox, limits: Limits, retries: int = 3):
     """Run the cells; when one times out or kills its process, run them again in a new process
     with that cell left out, so one runaway question does not cost the others (at most
     ``retries`` times, within the notebook's total time). Returns ``(last run, {cell index:
     why it was left out})``."""
     stops: dict[int, str] = {}
     deadline = time.monotonic() + limits.total_timeout
-    for attempt in range(retries + 1):  # bounded by attempts, not by distinct cells: a notebook that
+    # Bounded by attempts and time, not by distinct cells: a notebook that crashes again on a cell
+    # already left out (it patched the channel, say) must not loop.
+    for attempt in range(retries + 1):
         sent = [f"# left out: {stops[i]}" if i in stops else text for i, text in enumerate(texts)]
         run = run_cells(sent, sandbox, limits, total_timeout=max(deadline - time.monotonic(), 1))
-        if run.status == "ok" or run.cell is None:  # crashes on a left-out cell again cannot loop
+        if run.status == "ok" or run.cell is None:
             return run, stops
         stops.setdefault(run.cell, run.status)
         if attempt == retries or run.status == status.NOTEBOOK_TIME_LIMIT or time.monotonic() >= deadline:
@@ -142,7 +144,7 @@ def grade_notebook(
     cells = _code_cells(graded)
     texts = [withhold(c.source) if is_test(c) else c.source for c in cells]
     names = [grade_id(c) or f"cell {i + 1}" for i, c in enumerate(cells)]
-    run, stops = _run_past_stops(texts, names, sandbox, limits)
+    run, stops = _run_past_stops(texts, sandbox, limits)
     if stops:
         result.status = status.stopped_in({names[i]: why for i, why in stops.items()})
     by_id = {q.grade_id: q for q in result.questions}

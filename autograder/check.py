@@ -68,6 +68,11 @@ def report_to(hook: Callable[[Checked], None] | None) -> None:
 class CheckFailed(AssertionError):
     """A check that did not pass; its message is written for the learner."""
 
+    def _render_traceback_(self) -> list[str]:
+        # IPython shows this instead of a traceback: the message is the whole story, and the
+        # checker's own frame (never hidden by IPython, since it raised) would show a machine path.
+        return [f"CheckFailed: {self}"]
+
 
 @contextlib.contextmanager
 def warnings_to_stdout():

@@ -187,3 +187,17 @@ def test_byte_counts_are_checked_exactly():
     check.nbytes(224, 224, parts={"x": 128})
     with pytest.raises(check.CheckFailed, match="128 B too high: exactly the size of x"):
         check.nbytes(352, 224, parts={"x": 128})
+
+
+def test_a_failed_check_shows_in_ipython_as_its_message_without_the_checkers_frame():
+    """Does IPython show a failed check as its message alone, with no frame (and no path) of check.py,
+    whatever the traceback mode?"""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("xmode", "Context")
+    with capture_output() as shown:
+        shell.run_cell("from autograder import check\ncheck.value(1.0, 2.0, 'f()')")
+    assert "CheckFailed: f() is wrong" in shown.stdout + shown.stderr, shown.stdout
+    assert "check.py" not in shown.stdout + shown.stderr

@@ -63,6 +63,28 @@ def test_start_page_explains_how_to_check_an_answer():
         assert phrase in section, phrase
 
 
+def next_links(path: Path) -> list[str]:
+    """The notebooks linked from a notebook's last cell, its "## Next" cell."""
+    last = nbformat.read(path, as_version=4).cells[-1]
+    assert last.cell_type == "markdown" and "## Next" in last.source, f"{path.name} does not end with '## Next'"
+    return re.findall(r"\]\(([^)]+\.ipynb)\)", last.source)
+
+
+@pytest.mark.parametrize("index", range(len(CHAPTERS)), ids=[lesson for lesson, _ in CHAPTERS])
+def test_every_lesson_and_exercise_ends_with_links_to_what_comes_next(index):
+    """Does each lesson end with a link to its exercise then the next lesson, and each exercise
+    (source and release) with a link to the next lesson, so a learner never has to go back to the
+    start page to continue?"""
+    lesson, exercise = CHAPTERS[index]
+    following = [f"{CHAPTERS[index + 1][0]}.ipynb"] if index + 1 < len(CHAPTERS) else []
+    links = next_links(REPO / "notebooks" / f"{lesson}.ipynb")
+    assert links[: 1 + len(following)] == [f"../exercises/{exercise}/{exercise}.ipynb", *following], links
+    for folder in ("solutions", "exercises"):
+        links = next_links(REPO / folder / exercise / f"{exercise}.ipynb")
+        assert links[: len(following)] == [f"../../notebooks/{name}" for name in following], (folder, links)
+        assert f"../../notebooks/{lesson}.ipynb" in links, (folder, links)
+
+
 @pytest.mark.parametrize("path", sorted((REPO / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
 def test_every_stored_drawing_has_a_text_version(path):
     """Is every SVG drawing stored in a lesson shown with a text version (draw()'s or Figure's HTML

@@ -27,6 +27,9 @@ hooks (ch 10)  ``backward_hook_inplace``, ``grad_overlap_inplace``, ``pack_hook_
                ``hook_no_grad_tensor`` (not built); ``hook_changed_grad``,
                ``post_accumulate_nonleaf``, ``full_backward_hook_no_input`` and
                ``nonfull_backward_hook`` (both warnings) (usage)
+func (ch 12)   ``vmap_item``, ``vmap_control_flow``, ``vmap_inplace``, ``backward_in_transform``,
+               ``func_grad_not_scalar``, ``anomaly_nan`` (all usage): torch.func transforms and NaN
+               gradients (a second derivative without create_graph is ``not_built``)
 unknown        ``unknown``: anything else
 =============  ====================================================================================
 
@@ -117,10 +120,13 @@ KINDS: dict[str, _Kind] = {
         "requires_grad=False and grad_fn=None: no operation was recorded, so there is no graph "
         "to walk. Usually no input required grad, the forward ran under torch.no_grad() or "
         "inference_mode(), every parameter is frozen, or the value went through .item(), "
-        ".detach() or argmax/comparison.",
+        ".detach() or argmax/comparison; or it is a gradient that autograd.grad computed without "
+        "create_graph=True, differentiated a second time.",
         "Ask for gradients before the operations run (torch.tensor(..., requires_grad=True) or "
         "w.requires_grad_()), compute the loss outside torch.no_grad(), and keep it a tensor. "
-        "Check with print(loss.grad_fn): it must not be None.",
+        "Check with print(loss.grad_fn): it must not be None. For a second derivative (a "
+        "gradient penalty, a Hessian-vector product) pass create_graph=True to the first "
+        "torch.autograd.grad.",
     ),
     "consumed": _Kind(
         "consumed",
@@ -420,6 +426,76 @@ KINDS.update(
             "inputs' (some are missing).",
             "Use module.register_full_backward_hook(hook) (same signature: module, grad_input, "
             "grad_output), or register_full_backward_pre_hook to see grad_output only.",
+        ),
+    }
+)
+# Chapter 12: gradients of gradients, torch.func transforms, NaN gradients.
+_FUNC = "notebooks/12_higher_order.ipynb", "Pitfalls"
+KINDS.update(
+    {
+        "vmap_item": _Kind(
+            "usage",
+            r"vmap: It looks like you're calling \.item\(\) on a Tensor",
+            _FUNC,
+            "The function under vmap turned a tensor into a Python number (.item(), float(), int(), "
+            ".tolist()). Inside vmap a tensor stands for a whole batch, one value per sample, so "
+            "there is no single number to return.",
+            "Stay in tensors: x / x.abs().max() instead of x / x.abs().max().item(); compute "
+            "Python numbers outside vmap, on its result.",
+        ),
+        "vmap_control_flow": _Kind(
+            "usage",
+            r"vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow",
+            _FUNC,
+            "The function under vmap branches in Python on a tensor's value (if x.sum() > 0, while, "
+            "and/or). Under vmap that value differs from sample to sample, so Python cannot take "
+            "one branch.",
+            "Compute both branches and choose per sample with torch.where(cond, a, b) (or "
+            "torch.clamp, masks); keep Python if only for shapes and settings.",
+        ),
+        "vmap_inplace": _Kind(
+            "usage",
+            r"vmap: inplace arithmetic\(self, \*extra_args\) is not possible",
+            _FUNC,
+            "Under vmap an in-place operation wrote a batched value (one per sample) into a tensor "
+            "that is not batched, typically a buffer the function created with torch.zeros(...) "
+            "or torch.ones(...) and then filled (out[:] = x, out.mul_(x), out.copy_(x)). It has "
+            "room for one sample only.",
+            "Compute out of place (return x * 2, torch.cat, torch.stack), or create the buffer from "
+            "the input (torch.zeros_like(x), x.new_zeros(shape)), which vmap batches.",
+        ),
+        "backward_in_transform": _Kind(
+            "usage",
+            r"backward\(\) called inside a functorch transform",
+            _FUNC,
+            "The function given to torch.func.grad (or vjp, jacrev, vmap of them) calls "
+            ".backward(). torch.func computes the gradients itself and never writes .grad, so "
+            "backward() is refused there.",
+            "Return the loss from the function and let grad differentiate it: "
+            "grads = torch.func.grad(loss_fn)(params, x). Call backward() only outside transforms.",
+        ),
+        "func_grad_not_scalar": _Kind(
+            "usage",
+            r"Expected f\(\*args\) to return a scalar Tensor, got tensor with (?P<dims>\d+) dims",
+            _FUNC,
+            "torch.func.grad differentiates a function that returns a single number, but yours "
+            "returned a tensor with {dims} dimension(s): a per-sample loss, unreduced outputs.",
+            "Reduce inside the function (.sum(), .mean()). For one gradient per sample, write the "
+            "loss of ONE sample and vmap(grad(loss), in_dims=(None, 0, 0)); for a Jacobian or "
+            "vector-Jacobian product of a non-scalar function use jacrev or vjp.",
+        ),
+        "anomaly_nan": _Kind(
+            "usage",
+            r"Function '(?P<node>\w+)' returned nan values in its (?P<index>\d+)\w* output",
+            _FUNC,
+            "Anomaly mode (torch.autograd.detect_anomaly) found NaN in what the Node {node} "
+            "computed in backward. Typical causes: 0 * inf (a torch.where whose unused branch "
+            "has an infinite derivative, such as sqrt or log at 0: where sends that branch a "
+            "gradient of 0), 0/0, or a hand-written norm sqrt(sum(x**2)) at 0.",
+            "Keep the dangerous input out of the unused branch (the double where: "
+            "torch.where(x > 0, torch.where(x > 0, x, 1).sqrt(), 0)), clamp it "
+            "(x.clamp(min=eps).sqrt()), or use a function whose gradient is defined there "
+            "(torch.linalg.vector_norm is 0 at 0). Turn anomaly mode off again: it is slow.",
         ),
     }
 )

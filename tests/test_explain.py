@@ -1042,3 +1042,87 @@ def test_the_modified_inplace_message_is_written_as_pytorch_writes_it():
     theirs = MODIFIED_INPLACE.search(str(pytorch.value))
     assert [MODIFIED_INPLACE.search(ours)[k] for k in details] == [theirs[k] for k in details]
     assert explain(ours).kind == "modified_inplace" and explain(ours).details["shape"] == "2, 3"
+
+
+# ---------------------------------------------------------------- chapter 12: torch.func, NaN gradients
+def _vmap_calls_item():
+    torch.func.vmap(lambda x: x / x.abs().max().item())(torch.ones(3, 2))
+
+
+def _vmap_branches_on_a_value():
+    torch.func.vmap(lambda x: x if x.sum() > 0 else -x)(torch.ones(3, 2))
+
+
+def _vmap_fills_an_unbatched_buffer():
+    def fill(x):
+        out = torch.zeros(2)
+        out[:] = x * 2
+        return out
+
+    torch.func.vmap(fill)(torch.ones(3, 2))
+
+
+def _backward_inside_grad():
+    def loss_fn(w):
+        loss = (w**2).sum()
+        loss.backward()
+        return loss
+
+    torch.func.grad(loss_fn)(torch.ones(2))
+
+
+def _nan_found_by_anomaly_mode():
+    x = torch.tensor([0.0, 4.0], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # anomaly mode's own warnings
+        with torch.autograd.detect_anomaly():
+            torch.where(x > 0, x.sqrt(), torch.zeros_like(x)).sum().backward()
+
+
+def _second_derivative_without_create_graph():
+    x = _leaf()
+    (g,) = torch.autograd.grad((x**3).sum(), x)
+    torch.autograd.grad(g.sum(), x)
+
+
+CHAPTER_12_TINY = {
+    "vmap_item": _vmap_calls_item,
+    "vmap_control_flow": _vmap_branches_on_a_value,
+    "vmap_inplace": _vmap_fills_an_unbatched_buffer,
+    "backward_in_transform": _backward_inside_grad,
+    "func_grad_not_scalar": lambda: torch.func.grad(lambda w: w * 2)(torch.ones(3)),
+    "anomaly_nan": _nan_found_by_anomaly_mode,
+}
+FAMILY.update(dict.fromkeys(CHAPTER_12_TINY, "usage"))
+TINY.update(CHAPTER_12_TINY)
+
+
+def test_chapter_12_errors_are_runtime_errors_pointing_to_chapter_12():
+    """Are the errors of chapter 12 RuntimeErrors (so %load_ext autograder explains them), each
+    explained with a link to chapter 12's Pitfalls?"""
+    for kind, program in CHAPTER_12_TINY.items():
+        error = raised(program)
+        assert isinstance(error, RuntimeError), (kind, type(error))
+        e = explain(error)
+        assert e.kind == kind and e.lesson.startswith("notebooks/12_higher_order.ipynb#"), kind
+
+
+def test_anomaly_nan_names_the_node_and_the_where_fix():
+    """Does the explanation of anomaly mode's NaN name the Node (SqrtBackward0, in full) and give
+    the double-where fix?"""
+    e = explain(raised(_nan_found_by_anomaly_mode))
+    assert e.details["node"] == "SqrtBackward0" and "SqrtBackward0" in e.cause
+    assert "torch.where(x > 0, torch.where(x > 0, x, 1)" in e.fix
+
+
+def test_second_derivative_without_create_graph_is_not_built_and_says_create_graph():
+    """Is differentiating a gradient computed without create_graph the not_built kind, whose fix
+    says to pass create_graph=True?"""
+    e = explain(raised(_second_derivative_without_create_graph))
+    assert e.kind == "not_built" and "create_graph=True" in e.fix and "create_graph=True" in e.cause
+
+
+def test_func_grad_not_scalar_gives_the_dimensions():
+    """Does the explanation of torch.func.grad on a non-scalar say how many dimensions it got?"""
+    e = explain(raised(lambda: torch.func.grad(lambda w: w.outer(w))(torch.ones(3))))
+    assert e.details["dims"] == "2" and "2 dimension(s)" in e.cause

@@ -19,6 +19,7 @@ __all__ = ["OPS", "precision_facts", "precision_table", "precision_explorer"]
 OPS = {
     "linear": lambda x, w: F.linear(x, w),
     "matmul": lambda x, w: x @ w,
+    "conv1d": lambda x, w: F.conv1d(x.t().unsqueeze(0), w.unsqueeze(-1)),  # 8 channels, length 4
     "relu": lambda x, w: torch.relu(x),
     "gelu": lambda x, w: F.gelu(x),
     "exp": lambda x, w: torch.exp(x),

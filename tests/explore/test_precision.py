@@ -16,6 +16,7 @@ def test_linear_runs_in_bfloat16_under_autocast_and_casts_both_inputs():
     facts = precision_facts("linear")
     assert (facts["output"], facts["casts"]) == ("bfloat16", 2)
     assert precision_facts("linear", input_requires_grad=False)["casts"] == 1
+    assert (precision_facts("conv1d")["output"], precision_facts("matmul")["output"]) == ("bfloat16", "bfloat16")
 
 
 def test_saved_bytes_are_the_bfloat16_copies():

@@ -27,6 +27,8 @@ hooks (ch 10)  ``backward_hook_inplace``, ``grad_overlap_inplace``, ``pack_hook_
                ``hook_no_grad_tensor`` (not built); ``hook_changed_grad``,
                ``post_accumulate_nonleaf``, ``full_backward_hook_no_input`` and
                ``nonfull_backward_hook`` (both warnings) (usage)
+amp (ch 11)    ``autocast_dtype_mismatch``, ``scaler_call_order``, ``scaler_fp16_grads``,
+               ``amp_device_unavailable`` (a warning) (usage)
 func (ch 12)   ``vmap_item``, ``vmap_control_flow``, ``vmap_inplace``, ``backward_in_transform``,
                ``func_grad_not_scalar``, ``anomaly_nan`` (all usage): torch.func transforms and NaN
                gradients (a second derivative without create_graph is ``not_built``)
@@ -496,6 +498,60 @@ KINDS.update(
             "torch.where(x > 0, torch.where(x > 0, x, 1).sqrt(), 0)), clamp it "
             "(x.clamp(min=eps).sqrt()), or use a function whose gradient is defined there "
             "(torch.linalg.vector_norm is 0 at 0). Turn anomaly mode off again: it is slow.",
+        ),
+    }
+)
+# Chapter 11: mixed precision (autocast, GradScaler).
+_PRECISION = "notebooks/11_mixed_precision.ipynb", "Pitfalls"
+KINDS.update(
+    {
+        "autocast_dtype_mismatch": _Kind(
+            "usage",
+            r"mat1 and mat2 must have the same dtype|expected m1 and m2 to have the same dtype|"
+            r"expected scalar type \w+ but found \w+|Input type \(\S+\) and (?:weight|bias) type \(\S+\) should "
+            r"be the same|Index put requires the source and destination dtypes match|expected self and source to "
+            r"have same dtypes",
+            _PRECISION,
+            "Two tensors of different floating dtypes met in one operation. With mixed precision this is "
+            "a 16-bit result of autocast (bfloat16 or float16) meeting a float32 weight or buffer outside "
+            "the autocast region: autocast casts the inputs of the ops it runs, nothing after its with "
+            "block, and never the tensor you write into.",
+            "Run the whole forward and the loss inside torch.autocast(...), or cast where you leave it "
+            "(layer(h.float()), buffer[idx] = value.to(buffer.dtype)). Keep the parameters float32: do "
+            "not call model.half() for autocast.",
+        ),
+        "scaler_call_order": _Kind(
+            "usage",
+            r"(?P<what>unscale_\(\) has already been called on this optimizer since the last update\(\)|"
+            r"unscale_\(\) is being called after step\(\)|step\(\) has already been called since the last "
+            r"update\(\))",
+            _PRECISION,
+            "GradScaler keeps, per optimizer, where it is in the iteration (scaled, unscaled, stepped), "
+            "and only scaler.update() starts the next one; here a call came out of that order: "
+            "{what}. Usually update() was forgotten at the end of the previous iteration (then the "
+            "next unscale_ or step comes after step()), or unscale_ is called twice, by you and by a "
+            "helper (it would divide the gradients by the scale twice).",
+            "One iteration: scaler.scale(loss).backward(); scaler.unscale_(opt) (once, only if you clip "
+            "or read the gradients); clip; scaler.step(opt); scaler.update().",
+        ),
+        "scaler_fp16_grads": _Kind(
+            "usage",
+            r"Attempting to unscale FP16 gradients",
+            _PRECISION,
+            "GradScaler found float16 gradients: the parameters themselves are float16 (model.half()). "
+            "The scaler expects float32 master weights, whose gradients can hold the unscaled values.",
+            "Keep the model float32 and run the forward under torch.autocast(device, dtype=torch.float16); "
+            "or train in bfloat16, which needs no scaler.",
+        ),
+        "amp_device_unavailable": _Kind(
+            "usage",
+            r"CUDA is not available or torch_xla is imported\. Disabling autocast|GradScaler is enabled, but "
+            r"CUDA is not available",
+            _PRECISION,
+            "torch.autocast('cuda') or GradScaler('cuda') was used on a machine without a usable GPU: "
+            "PyTorch disables it, and the run is plain float32.",
+            "On the CPU use torch.autocast('cpu', dtype=torch.bfloat16) (and no scaler, or "
+            "torch.amp.GradScaler('cpu')); pick the device from torch.cuda.is_available().",
         ),
     }
 )

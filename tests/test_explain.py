@@ -1126,3 +1126,90 @@ def test_func_grad_not_scalar_gives_the_dimensions():
     """Does the explanation of torch.func.grad on a non-scalar say how many dimensions it got?"""
     e = explain(raised(lambda: torch.func.grad(lambda w: w.outer(w))(torch.ones(3))))
     assert e.details["dims"] == "2" and "2 dimension(s)" in e.cause
+
+
+# ---------------------------------------------------------------- chapter 11: mixed precision
+def _bfloat16_result_meets_float32_layer():
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        h = nn.Linear(2, 3)(torch.ones(1, 2))
+    nn.Linear(3, 1)(h)  # after the region: nothing casts h
+
+
+def _scaler_step(unscale_twice=False, steps=1):
+    net = nn.Linear(2, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    for _ in range(steps):
+        scaler.scale(net(torch.ones(1, 2)).sum()).backward()
+        scaler.unscale_(opt)
+        if unscale_twice:
+            scaler.unscale_(opt)
+        scaler.step(opt)  # no scaler.update()
+
+
+def _scaler_on_half_parameters():
+    net = nn.Linear(2, 1).half()
+    scaler = torch.amp.GradScaler("cpu")
+    scaler.scale(net(torch.ones(1, 2).half()).float().sum()).backward()
+    scaler.unscale_(torch.optim.SGD(net.parameters(), lr=0.1))
+
+
+def _cuda_autocast_everywhere():
+    """autocast('cuda') and GradScaler('cuda') where no GPU is usable (warnings); on a machine with a
+    GPU, torch.cuda.is_available() is made to say False, as it does on a machine without one."""
+    from unittest import mock  # here, so that chapter 11's tests stay at the end of the file
+
+    with mock.patch.object(torch.cuda, "is_available", lambda: False):
+        with torch.autocast("cuda", dtype=torch.float16):
+            pass
+        torch.amp.GradScaler("cuda")
+
+
+FAMILY.update(
+    {
+        "autocast_dtype_mismatch": "usage",
+        "scaler_call_order": "usage",
+        "scaler_fp16_grads": "usage",
+        "amp_device_unavailable": "usage",
+    }
+)
+WARNING_KINDS.add("amp_device_unavailable")
+CHAPTER_11_TINY = {
+    "autocast_dtype_mismatch": _bfloat16_result_meets_float32_layer,
+    "scaler_call_order": lambda: _scaler_step(unscale_twice=True),
+    "scaler_fp16_grads": _scaler_on_half_parameters,
+    "amp_device_unavailable": _cuda_autocast_everywhere,
+}
+TINY.update(CHAPTER_11_TINY)
+
+
+@pytest.mark.parametrize("kind", CHAPTER_11_TINY)
+def test_mixed_precision_kinds_are_recognised_and_link_chapter_11(kind):
+    """Is each mixed-precision mistake, raised live, recognised with its family, and does its lesson
+    link the Pitfalls of chapter 11?"""
+    e = explain(live(CHAPTER_11_TINY[kind], kind))
+    assert (e.kind, e.family) == (kind, FAMILY[kind])
+    where, anchor = e.lesson.split("#")
+    assert where == "notebooks/11_mixed_precision.ipynb" and anchor in heading_ids(COURSE_ROOT / where)
+
+
+def test_every_dtype_mismatch_wording_of_autocast_is_one_kind():
+    """Are the messages of linear, matmul, conv and an indexed write of a bfloat16 result into float32
+    all autocast_dtype_mismatch, and a shape mismatch of the same ops not?"""
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        h = nn.Linear(4, 4)(torch.ones(2, 4))
+    programs = [
+        lambda: h @ torch.ones(4, 4),
+        lambda: nn.functional.conv1d(h.unsqueeze(0), torch.ones(3, 2, 1)),
+        lambda: torch.zeros(5, 4).index_put_((torch.tensor([0, 1]),), h),
+    ]
+    assert [explain(raised(p)).kind for p in programs] == ["autocast_dtype_mismatch"] * 3
+    assert explain(raised(lambda: h.float() @ torch.ones(3, 4))).kind == "unknown"
+
+
+def test_scaler_call_order_names_the_call():
+    """Does a forgotten update() (the next unscale_ comes after step()) give scaler_call_order too,
+    and does the cause quote which call came out of order?"""
+    e = explain(raised(lambda: _scaler_step(steps=2)))
+    assert e.kind == "scaler_call_order" and "unscale_() is being called after step()" in e.cause
+    assert "has already been called" in explain(raised(lambda: _scaler_step(unscale_twice=True))).cause

@@ -27,6 +27,8 @@ hooks (ch 10)  ``backward_hook_inplace``, ``grad_overlap_inplace``, ``pack_hook_
                ``hook_no_grad_tensor`` (not built); ``hook_changed_grad``,
                ``post_accumulate_nonleaf``, ``full_backward_hook_no_input`` and
                ``nonfull_backward_hook`` (both warnings) (usage)
+compile (13)   ``compile_builtin``, ``compile_item``, ``compile_data_dependent``,
+               ``compile_retain_grad`` (usage): Dynamo's graph breaks, errors under fullgraph=True
 unknown        ``unknown``: anything else
 =============  ====================================================================================
 
@@ -420,6 +422,53 @@ KINDS.update(
             "inputs' (some are missing).",
             "Use module.register_full_backward_hook(hook) (same signature: module, grad_input, "
             "grad_output), or register_full_backward_pre_hook to see grad_output only.",
+        ),
+    }
+)
+# Chapter 13: torch.compile (Dynamo's graph breaks under fullgraph=True, retain_grad in a compiled function).
+_COMPILE = "notebooks/13_compile.ipynb", "Pitfalls"
+KINDS.update(
+    {
+        "compile_builtin": _Kind(
+            "usage",
+            r"Failed to trace builtin operator",
+            _COMPILE,
+            "torch.compile's Dynamo met a Python builtin it cannot put in a graph, typically print(...) "
+            "inside the compiled function. Without fullgraph=True that is a graph break (two graphs, the "
+            "print runs in Python between them); with fullgraph=True it is this error.",
+            "Take the print (or logging) out of the compiled function, or return what you want to see "
+            "and print it outside; torch._dynamo.explain(fn)(*args) lists every break and its reason.",
+        ),
+        "compile_item": _Kind(
+            "usage",
+            r"Tensor\.item\(\) call with capture_scalar_outputs=False",
+            _COMPILE,
+            "A compiled function calls .item() (or float(t)): a Python number cannot stay inside the "
+            "graph, so Dynamo breaks the graph there.",
+            "Keep the value a tensor: compare and select with tensor ops (torch.where, clamp, masks) "
+            "instead of Python numbers; call .item() outside the compiled function.",
+        ),
+        "compile_data_dependent": _Kind(
+            "usage",
+            r"Data-dependent branching|Could not guard on data-dependent expression",
+            _COMPILE,
+            "A Python if (or while, and, or) in a compiled function depends on a tensor's values, "
+            "such as if y.sum() > 0 or if y.sum().item() > 0. A graph records operations, not Python "
+            "decisions, so Dynamo cannot put the choice in the graph (with fullgraph=True, .item() is "
+            "captured as an unknown number and the if on it fails).",
+            "Compute both branches and select with torch.where(cond, a, b) (gradients flow only "
+            "through the selected elements, as with the if), or use torch.cond; keep Python ifs for "
+            "shapes, flags and constants.",
+        ),
+        "compile_retain_grad": _Kind(
+            "usage",
+            r"Tensor\.retain_grad\(\) with AOTDispatcher",
+            _COMPILE,
+            "retain_grad() was called inside a compiled function. AOTAutograd traces the backward "
+            "ahead of time into one compiled Node, so an intermediate tensor of the block has no Node "
+            "of its own whose gradient could be kept in .grad.",
+            "Return the intermediate tensor from the compiled function and call retain_grad() (or "
+            "register_hook) on it outside; a register_hook inside the compiled function is traced.",
         ),
     }
 )

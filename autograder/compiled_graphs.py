@@ -41,14 +41,14 @@ def graph_breaks(fn, *args, **kwargs) -> Breaks:
     """Run ``torch._dynamo.explain(fn)(*args, **kwargs)`` after a reset and keep its stable parts.
 
     Returns:
-        :class:`Breaks`. A function that Dynamo skips entirely (it captures no graph) has
-        ``graphs == 0``.
+        :class:`Breaks`. A function that Dynamo skips entirely (it captures no graph, and runs as
+        plain Python) has ``graphs == 0`` and ``breaks == 0`` (``explain`` says -1 then).
     """
     torch._dynamo.reset()
     out = torch._dynamo.explain(fn)(*args, **kwargs)
     reasons = [r.reason.strip().splitlines()[0] for r in out.break_reasons]
     torch._dynamo.reset()
-    return Breaks(out.graph_count, out.graph_break_count, reasons)
+    return Breaks(out.graph_count, max(out.graph_break_count, 0), reasons)
 
 
 @dataclass

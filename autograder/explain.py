@@ -467,8 +467,10 @@ KINDS.update(
             "retain_grad() was called inside a compiled function. AOTAutograd traces the backward "
             "ahead of time into one compiled Node, so an intermediate tensor of the block has no Node "
             "of its own whose gradient could be kept in .grad.",
-            "Return the intermediate tensor from the compiled function and call retain_grad() (or "
-            "register_hook) on it outside; a register_hook inside the compiled function is traced.",
+            "Make the tensor a boundary: compile the code before it and the code after it as two "
+            "functions (or run one part eagerly) and call retain_grad() on it between them (returned "
+            "from one compiled block it gets no gradient from inside that block); a register_hook "
+            "inside the compiled function is traced and works.",
         ),
     }
 )

@@ -5,8 +5,10 @@ import logging
 
 import pytest
 import torch
+from functorch.compile import make_boxed_func
+from torch._dynamo.backends.common import aot_autograd
 
-from autograder.compiled_graphs import capture_graphs, graph_breaks, saved_bytes, saved_tensors
+from autograder.compiled_graphs import PARTITIONS, capture_graphs, graph_breaks, saved_bytes, saved_tensors
 from autograder.memory import measure_saved
 
 torch._logging.set_logs(dynamo=logging.ERROR)  # graph-break warnings name files; not needed here
@@ -34,6 +36,19 @@ def test_graph_breaks_counts_a_print():
     assert "builtin" in found.reasons[0] and "/" not in found.reasons[0]
 
 
+def test_graph_breaks_of_a_skipped_function():
+    """Is a function Dynamo gives up on entirely (retain_grad inside) reported as no graph and no
+    break, not explain's -1?"""
+
+    def retains(x):
+        y = x.sin()
+        y.retain_grad()
+        return y.cos()
+
+    found = graph_breaks(retains, torch.randn(3, requires_grad=True))
+    assert (found.graphs, found.breaks) == (0, 0)
+
+
 def test_graph_breaks_of_a_function_without_break():
     """Is a pure tensor function one graph without breaks?"""
     found = graph_breaks(chain, torch.randn(3))
@@ -57,11 +72,6 @@ def test_saved_bytes_equal_what_the_meter_measures(fn, make_args, partition):
     torch.manual_seed(0)
     args = make_args()
     captured = capture_graphs(fn, *args, partition=partition)
-    from functorch.compile import make_boxed_func
-    from torch._dynamo.backends.common import aot_autograd
-
-    from autograder.compiled_graphs import PARTITIONS
-
     backend = aot_autograd(fw_compiler=lambda gm, _: make_boxed_func(gm.forward), partition_fn=PARTITIONS[partition])
     torch._dynamo.reset()
     compiled = torch.compile(fn, backend=backend)

@@ -32,6 +32,8 @@ amp (ch 11)    ``autocast_dtype_mismatch``, ``scaler_call_order``, ``scaler_fp16
 func (ch 12)   ``vmap_item``, ``vmap_control_flow``, ``vmap_inplace``, ``backward_in_transform``,
                ``func_grad_not_scalar``, ``anomaly_nan`` (all usage): torch.func transforms and NaN
                gradients (a second derivative without create_graph is ``not_built``)
+compile (13)   ``compile_builtin``, ``compile_item``, ``compile_data_dependent``,
+               ``compile_retain_grad`` (usage): Dynamo's graph breaks, errors under fullgraph=True
 unknown        ``unknown``: anything else
 =============  ====================================================================================
 
@@ -552,6 +554,55 @@ KINDS.update(
             "PyTorch disables it, and the run is plain float32.",
             "On the CPU use torch.autocast('cpu', dtype=torch.bfloat16) (and no scaler, or "
             "torch.amp.GradScaler('cpu')); pick the device from torch.cuda.is_available().",
+        ),
+    }
+)
+# Chapter 13: torch.compile (Dynamo's graph breaks under fullgraph=True, retain_grad in a compiled function).
+_COMPILE = "notebooks/13_compile.ipynb", "Pitfalls"
+KINDS.update(
+    {
+        "compile_builtin": _Kind(
+            "usage",
+            r"Failed to trace builtin operator",
+            _COMPILE,
+            "torch.compile's Dynamo met a Python builtin it cannot put in a graph, typically print(...) "
+            "inside the compiled function. Without fullgraph=True that is a graph break (two graphs, the "
+            "print runs in Python between them); with fullgraph=True it is this error.",
+            "Take the print (or logging) out of the compiled function, or return what you want to see "
+            "and print it outside; torch._dynamo.explain(fn)(*args) lists every break and its reason.",
+        ),
+        "compile_item": _Kind(
+            "usage",
+            r"Tensor\.item\(\) call with capture_scalar_outputs=False",
+            _COMPILE,
+            "A compiled function calls .item() (or float(t)): a Python number cannot stay inside the "
+            "graph, so Dynamo breaks the graph there.",
+            "Keep the value a tensor: compare and select with tensor ops (torch.where, clamp, masks) "
+            "instead of Python numbers; call .item() outside the compiled function.",
+        ),
+        "compile_data_dependent": _Kind(
+            "usage",
+            r"Data-dependent branching|Could not guard on data-dependent expression",
+            _COMPILE,
+            "A Python if (or while, and, or) in a compiled function depends on a tensor's values, "
+            "such as if y.sum() > 0 or if y.sum().item() > 0. A graph records operations, not Python "
+            "decisions, so Dynamo cannot put the choice in the graph (with fullgraph=True, .item() is "
+            "captured as an unknown number and the if on it fails).",
+            "Compute both branches and select with torch.where(cond, a, b) (gradients flow only "
+            "through the selected elements, as with the if), or use torch.cond; keep Python ifs for "
+            "shapes, flags and constants.",
+        ),
+        "compile_retain_grad": _Kind(
+            "usage",
+            r"Tensor\.retain_grad\(\) with AOTDispatcher",
+            _COMPILE,
+            "retain_grad() was called inside a compiled function. AOTAutograd traces the backward "
+            "ahead of time into one compiled Node, so an intermediate tensor of the block has no Node "
+            "of its own whose gradient could be kept in .grad.",
+            "Make the tensor a boundary: compile the code before it and the code after it as two "
+            "functions (or run one part eagerly) and call retain_grad() on it between them (returned "
+            "from one compiled block it gets no gradient from inside that block); a register_hook "
+            "inside the compiled function is traced and works.",
         ),
     }
 )

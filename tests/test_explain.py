@@ -1213,3 +1213,89 @@ def test_scaler_call_order_names_the_call():
     e = explain(raised(lambda: _scaler_step(steps=2)))
     assert e.kind == "scaler_call_order" and "unscale_() is being called after step()" in e.cause
     assert "has already been called" in explain(raised(lambda: _scaler_step(unscale_twice=True))).cause
+
+
+# ---------------------------------------------------------------- chapter 13: torch.compile
+# Dynamo's graph breaks, raised by torch.compile(fullgraph=True) or under
+# torch._dynamo.error_on_graph_break(True); its errors subclass RuntimeError.
+def _compiled(fn, fullgraph=True):
+    """A program that compiles ``fn`` (backend "eager": no C compiler) and runs it on a 4-element
+    input, raising at the first graph break (fullgraph=True, or error_on_graph_break without it)."""
+
+    def program():
+        import logging
+
+        torch._logging.set_logs(dynamo=logging.ERROR)  # the graph-break warnings print file paths
+        torch._dynamo.reset()
+        try:
+            with torch._dynamo.error_on_graph_break(True):
+                torch.compile(fn, fullgraph=fullgraph, backend="eager")(torch.randn(4, requires_grad=True))
+        finally:
+            torch._dynamo.reset()
+
+    return program
+
+
+def _prints(x):
+    y = x.sin()
+    print("inside")
+    return y.cos()
+
+
+def _if_on_item(x):
+    y = x.sin()
+    if y.sum().item() > 0:
+        return y * 2
+    return y - 1
+
+
+def _if_on_tensor(x):
+    y = x.sin()
+    if y.sum() > 0:
+        return y * 2
+    return y - 1
+
+
+def _retains(x):
+    y = x.sin()
+    y.retain_grad()
+    return y.cos()
+
+
+FAMILY.update(
+    {
+        "compile_builtin": "usage",
+        "compile_item": "usage",
+        "compile_data_dependent": "usage",
+        "compile_retain_grad": "usage",
+    }
+)
+TINY.update(
+    {
+        "compile_builtin": _compiled(_prints),
+        "compile_item": _compiled(_if_on_item, fullgraph=False),
+        "compile_data_dependent": _compiled(_if_on_tensor),
+        "compile_retain_grad": _compiled(_retains),
+    }
+)
+
+
+def test_compile_errors_are_runtime_errors():
+    """Are Dynamo's graph-break errors RuntimeErrors (so that %load_ext autograder, whose handler
+    is set for RuntimeError, explains them), and is an .item() branch under fullgraph=True (where
+    .item() is captured and the if on it fails) explained as data-dependent?"""
+    for program in (_compiled(_prints), _compiled(_if_on_item)):
+        assert isinstance(raised(program), RuntimeError)
+    assert explain(raised(_compiled(_if_on_item))).kind == "compile_data_dependent"
+
+
+def test_compile_item_graph_break_reason():
+    """Is the reason torch._dynamo.explain gives for an .item() graph break (without fullgraph)
+    explained as compile_item?"""
+    import logging
+
+    torch._logging.set_logs(dynamo=logging.ERROR)
+    torch._dynamo.reset()
+    reasons = torch._dynamo.explain(_if_on_item)(torch.randn(4)).break_reasons
+    torch._dynamo.reset()
+    assert explain(reasons[0].reason).kind == "compile_item"

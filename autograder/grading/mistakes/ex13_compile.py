@@ -1,0 +1,103 @@
+"""Typical mistakes in ex13_compile: see the package docstring for the format."""
+
+MISTAKES = {
+    # Q1: graphs counted instead of breaks (one more for every function).
+    "ex13-q1-graphs-not-breaks": {
+        "answers": {
+            "q1_answer": """def predicted_breaks():
+    return {"a": 1, "b": 2, "c": 1, "d": 1, "e": 2, "f": 3, "g": 2, "h": 2}
+"""
+        },
+        "fails": {"q1_check": "graph breaks of a and b"},
+    },
+    # Q1: every Python construct taken for a break: the loop over range() and the if on a shape.
+    "ex13-q1-python-breaks": {
+        "answers": {
+            "q1_answer": """def predicted_breaks():
+    return {"a": 0, "b": 1, "c": 3, "d": 1, "e": 1, "f": 2, "g": 1, "h": 1}
+"""
+        },
+        "fails": {"q1_check": "graph breaks of c and d"},
+    },
+    # Q1: int(tensor) not recognised as .item().
+    "ex13-q1-int-not-item": {
+        "answers": {
+            "q1_answer": """def predicted_breaks():
+    return {"a": 0, "b": 1, "c": 0, "d": 0, "e": 1, "f": 2, "g": 1, "h": 0}
+"""
+        },
+        "fails": {"q1_check": "graph breaks of e, f, g and h"},
+    },
+    # Q2: every tensor a Node saves counted, not each storage once (eager), the compiled figure right.
+    "ex13-q2-per-tensor": {
+        "answers": {
+            "q2_answer": """def predict_saved_bytes(block, n, dtype):
+    size = n * torch.empty((), dtype=dtype).element_size()
+    if block == "softplus_cubed":
+        return {"eager": 3 * size, "aot_eager": 1 * size}
+    return {"eager": 5 * size, "aot_eager": 2 * size}
+"""
+        },
+        "fails": {"q2_check": "counted twice (count each storage once)"},
+    },
+    # Q2: compiled taken to save what eager saves.
+    "ex13-q2-same-as-eager": {
+        "answers": {
+            "q2_answer": """def predict_saved_bytes(block, n, dtype):
+    size = n * torch.empty((), dtype=dtype).element_size()
+    if block == "softplus_cubed":
+        return {"eager": 2 * size, "aot_eager": 2 * size}
+    return {"eager": 4 * size, "aot_eager": 4 * size}
+"""
+        },
+        "fails": {"q2_check": "min-cut recomputes in the backward graph"},
+    },
+    # Q2: 4 bytes per element assumed: right for float32, wrong for the hidden float64 inputs.
+    "ex13-q2-float32-only": {
+        "answers": {
+            "q2_answer": """def predict_saved_bytes(block, n, dtype):
+    size = n * 4
+    if block == "softplus_cubed":
+        return {"eager": 2 * size, "aot_eager": 1 * size}
+    return {"eager": 4 * size, "aot_eager": 2 * size}
+"""
+        },
+        "fails": {"q2_check": "torch.float64"},
+    },
+    # Q3: the scale kept as a tensor without detach(): one graph, but gradient flows through the scale.
+    "ex13-q3-scale-not-detached": {
+        "answers": {
+            "q3_answer": """def scaled_loss_one_graph(x, w):
+    h = torch.tanh(x @ w)
+    h = torch.where(h.sum() > 0, h + 1, h)
+    scale = h.abs().max()
+    return (h / scale).pow(2).sum()
+"""
+        },
+        "fails": {"q3_check": "no gradient flows through it"},
+    },
+    # Q3: .item() kept for the scale: compiles under fullgraph=True (the number is captured), but
+    # explain() reports a graph break.
+    "ex13-q3-item-kept": {
+        "answers": {
+            "q3_answer": """def scaled_loss_one_graph(x, w):
+    h = torch.tanh(x @ w)
+    h = torch.where(h.sum() > 0, h + 1, h)
+    scale = h.abs().max().item()
+    return (h / scale).pow(2).sum()
+"""
+        },
+        "fails": {"q3_check": "(graphs, breaks) reported by explain"},
+    },
+    # Q3: the branch dropped (always taken): right on inputs where h.sum() > 0 only.
+    "ex13-q3-branch-dropped": {
+        "answers": {
+            "q3_answer": """def scaled_loss_one_graph(x, w):
+    h = torch.tanh(x @ w) + 1
+    scale = h.abs().max().detach()
+    return (h / scale).pow(2).sum()
+"""
+        },
+        "fails": {"q3_check": "both branches of its if"},
+    },
+}

@@ -27,6 +27,7 @@ hooks (ch 10)  ``backward_hook_inplace``, ``grad_overlap_inplace``, ``pack_hook_
                ``hook_no_grad_tensor`` (not built); ``hook_changed_grad``,
                ``post_accumulate_nonleaf``, ``full_backward_hook_no_input`` and
                ``nonfull_backward_hook`` (both warnings) (usage)
+DDP (ch 14)    ``ddp_ready_twice``, ``ddp_unused_parameters`` (usage): DDP's hooks on the graph
 unknown        ``unknown``: anything else
 =============  ====================================================================================
 
@@ -420,6 +421,37 @@ KINDS.update(
             "inputs' (some are missing).",
             "Use module.register_full_backward_hook(hook) (same signature: module, grad_input, "
             "grad_output), or register_full_backward_pre_hook to see grad_output only.",
+        ),
+    }
+)
+# Chapter 14: several processes (DistributedDataParallel).
+_DDP = "notebooks/14_distributed.ipynb", "Pitfalls"
+KINDS.update(
+    {
+        "ddp_ready_twice": _Kind(
+            "usage",
+            r"Expected to mark a variable ready only once",
+            _DDP,
+            "DistributedDataParallel hooks each parameter's AccumulateGrad and expects it to fire "
+            "once per backward. It fired twice: typically a reentrant activation checkpoint "
+            "(use_reentrant=True) together with find_unused_parameters=True, where the block's "
+            "backward runs as a separate, nested backward; or a parameter used again outside "
+            "forward, or shared by two forwards before one backward.",
+            "Use checkpoint(..., use_reentrant=False) (the recommended variant), or drop "
+            "find_unused_parameters if every parameter is used; DDP(..., static_graph=True) is a "
+            "workaround when the graph is the same in every iteration.",
+        ),
+        "ddp_unused_parameters": _Kind(
+            "usage",
+            r"Expected to have finished reduction in the prior iteration before starting a new one",
+            _DDP,
+            "Some parameters of the model wrapped in DistributedDataParallel got no gradient in the "
+            "last backward (a layer the forward skipped, an output not in the loss). DDP waits for "
+            "every parameter's gradient before it all-reduces the last bucket, so that reduction "
+            "never finished, and the next forward refuses to start.",
+            "Pass find_unused_parameters=True to DistributedDataParallel (it then walks the graph "
+            "after each forward to mark unused parameters ready), or remove the unused parameters "
+            "from the model, or make every output take part in the loss.",
         ),
     }
 )

@@ -66,7 +66,7 @@ def _loopback() -> str:
     return "lo0" if sys.platform == "darwin" else "lo"
 
 
-def _child(conn, store_path: str, rank: int, world_size: int, timeout: float, fn, args) -> None:
+def _child(conn, store_path: str, rank: int, world_size: int, timeout: float, fn, args, kwargs) -> None:
     # Runs in the forked process: join the group, run fn, send ("ok", (result, printed)) or
     # ("error", (type name, message, traceback)).
     import torch
@@ -88,7 +88,7 @@ def _child(conn, store_path: str, rank: int, world_size: int, timeout: float, fn
             "gloo", store=store, rank=rank, world_size=world_size, timeout=timedelta(seconds=timeout)
         )
         try:
-            result = fn(rank, world_size, *args)
+            result = fn(rank, world_size, *args, **kwargs)
         finally:
             dist.destroy_process_group()
         _send(conn, ("ok", (result, printed.getvalue())))
@@ -108,8 +108,8 @@ def _send(conn, message) -> None:
     conn.send_bytes(data)
 
 
-def run_ranks(fn, world_size: int = 2, *args, timeout: float = 60.0) -> list:
-    """Run ``fn(rank, world_size, *args)`` in ``world_size`` forked processes joined in a gloo
+def run_ranks(fn, world_size: int = 2, *args, timeout: float = 60.0, **kwargs) -> list:
+    """Run ``fn(rank, world_size, *args, **kwargs)`` in ``world_size`` forked processes joined in a gloo
     process group on the CPU, and return their results.
 
     Args:
@@ -120,6 +120,7 @@ def run_ranks(fn, world_size: int = 2, *args, timeout: float = 60.0) -> list:
             as ``"rank R | line"``, rank 0's first; what it writes to stderr is dropped.
         world_size: the number of processes (ranks 0 .. world_size - 1), at least 1.
         *args: passed on to ``fn`` after ``rank`` and ``world_size`` (copied by the fork).
+        **kwargs: passed on to ``fn`` as keyword arguments.
         timeout: seconds the whole run may take; also the process group's timeout for a
             collective.
 
@@ -156,7 +157,7 @@ def run_ranks(fn, world_size: int = 2, *args, timeout: float = 60.0) -> list:
         for rank in range(world_size):
             parent_end, child_end = ctx.Pipe(duplex=False)
             p = ctx.Process(
-                target=_child, args=(child_end, store_path, rank, world_size, timeout, fn, args), daemon=True
+                target=_child, args=(child_end, store_path, rank, world_size, timeout, fn, args, kwargs), daemon=True
             )
             p.start()
             child_end.close()

@@ -69,7 +69,7 @@ MISTAKES = {
     return syncs * len(buckets), syncs * sum(buckets)
 """
         },
-        "fails": {"q2_check": "all-reduce calls (cap 1000 bytes"},
+        "fails": {"q2_check": "in the order gradients become ready"},
     },
     # Q3: the reverse of the registration order: right for a Sequential only.
     "ex14-q3-registration-order": {

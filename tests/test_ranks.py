@@ -83,3 +83,12 @@ def test_children_use_few_threads_and_world_size_is_checked():
         assert intra == 1 and 0 < total <= 8
     with pytest.raises(ValueError):
         run_ranks(threads, 0)
+
+
+def test_keyword_arguments_reach_the_function():
+    """Are keyword arguments (other than timeout) passed on to fn in every rank?"""
+
+    def scaled(rank, world_size, base, factor=1):
+        return base * factor + rank
+
+    assert run_ranks(scaled, 2, 10, factor=3) == [30, 31]

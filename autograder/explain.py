@@ -27,7 +27,7 @@ hooks (ch 10)  ``backward_hook_inplace``, ``grad_overlap_inplace``, ``pack_hook_
                ``hook_no_grad_tensor`` (not built); ``hook_changed_grad``,
                ``post_accumulate_nonleaf``, ``full_backward_hook_no_input`` and
                ``nonfull_backward_hook`` (both warnings) (usage)
-DDP (ch 14)    ``ddp_ready_twice``, ``ddp_unused_parameters`` (usage): DDP's hooks on the graph
+DDP (ch 14)    ``ddp_ready_twice``, ``ddp_unused_parameters``, ``ddp_no_process_group`` (usage)
 unknown        ``unknown``: anything else
 =============  ====================================================================================
 
@@ -440,6 +440,17 @@ KINDS.update(
             "Use checkpoint(..., use_reentrant=False) (the recommended variant), or drop "
             "find_unused_parameters if every parameter is used; DDP(..., static_graph=True) is a "
             "workaround when the graph is the same in every iteration.",
+        ),
+        "ddp_no_process_group": _Kind(
+            "usage",
+            r"Default process group has not been initialized",
+            _DDP,
+            "DistributedDataParallel (or a collective such as dist.all_reduce) was called in a "
+            "process that has not joined a process group: typically the notebook's own process, "
+            "outside the function that every rank runs.",
+            "Put the DDP code in a function fn(rank, world_size, ...) and run it with "
+            "autograder.ranks.run_ranks(fn, world_size, ...), which joins each process to a gloo "
+            "group first (in a script: torch.distributed.init_process_group, started by torchrun).",
         ),
         "ddp_unused_parameters": _Kind(
             "usage",

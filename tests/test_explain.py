@@ -1070,8 +1070,20 @@ def _ddp(reentrant_checkpoint, find_unused):
     return lambda: run_ranks(_ddp_two_iterations, 2, reentrant_checkpoint, find_unused)
 
 
-FAMILY.update({"ddp_ready_twice": "usage", "ddp_unused_parameters": "usage"})
-TINY.update({"ddp_ready_twice": _ddp(True, True), "ddp_unused_parameters": _ddp(False, False)})
+def _ddp_without_a_group():
+    from torch.nn.parallel import DistributedDataParallel
+
+    DistributedDataParallel(nn.Linear(2, 2))
+
+
+FAMILY.update({"ddp_ready_twice": "usage", "ddp_unused_parameters": "usage", "ddp_no_process_group": "usage"})
+TINY.update(
+    {
+        "ddp_ready_twice": _ddp(True, True),
+        "ddp_unused_parameters": _ddp(False, False),
+        "ddp_no_process_group": _ddp_without_a_group,
+    }
+)
 
 
 def test_ddp_errors_come_back_from_the_ranks_and_are_explained():

@@ -92,3 +92,21 @@ def test_keyword_arguments_reach_the_function():
         return base * factor + rank
 
     assert run_ranks(scaled, 2, 10, factor=3) == [30, 31]
+
+
+def test_a_rank_that_dies_is_reported_with_its_exit_code():
+    """When a rank's process ends without a result (os._exit), does the parent say so?"""
+
+    def die(rank, world_size):
+        if rank == 1:
+            os._exit(3)
+
+    with pytest.raises(RankError, match="rank 1 of 2 raised ProcessExit: exited with code 3"):
+        run_ranks(die, 2, timeout=30)
+
+
+def test_cuda_initialised_here_is_refused(monkeypatch):
+    """Does run_ranks refuse to fork when CUDA is initialised in this process (a child could not use it)?"""
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    with pytest.raises(RuntimeError, match="CUDA is already initialised"):
+        run_ranks(_sum_of_ranks, 2, 0)

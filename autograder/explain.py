@@ -34,6 +34,7 @@ func (ch 12)   ``vmap_item``, ``vmap_control_flow``, ``vmap_inplace``, ``backwar
                gradients (a second derivative without create_graph is ``not_built``)
 compile (13)   ``compile_builtin``, ``compile_item``, ``compile_data_dependent``,
                ``compile_retain_grad`` (usage): Dynamo's graph breaks, errors under fullgraph=True
+DDP (ch 14)    ``ddp_ready_twice``, ``ddp_unused_parameters``, ``ddp_no_process_group`` (usage)
 unknown        ``unknown``: anything else
 =============  ====================================================================================
 
@@ -603,6 +604,48 @@ KINDS.update(
             "functions (or run one part eagerly) and call retain_grad() on it between them (returned "
             "from one compiled block it gets no gradient from inside that block); a register_hook "
             "inside the compiled function is traced and works.",
+        ),
+    }
+)
+# Chapter 14: several processes (DistributedDataParallel).
+_DDP = "notebooks/14_distributed.ipynb", "Pitfalls"
+KINDS.update(
+    {
+        "ddp_ready_twice": _Kind(
+            "usage",
+            r"Expected to mark a variable ready only once",
+            _DDP,
+            "DistributedDataParallel hooks each parameter's AccumulateGrad and expects it to fire "
+            "once per backward. It fired twice: typically a reentrant activation checkpoint "
+            "(use_reentrant=True) together with find_unused_parameters=True, where the block's "
+            "backward runs as a separate, nested backward; or a parameter used again outside "
+            "forward, or shared by two forwards before one backward.",
+            "Use checkpoint(..., use_reentrant=False) (the recommended variant), or drop "
+            "find_unused_parameters if every parameter is used; DDP(..., static_graph=True) is a "
+            "workaround when the graph is the same in every iteration.",
+        ),
+        "ddp_no_process_group": _Kind(
+            "usage",
+            r"Default process group has not been initialized",
+            _DDP,
+            "DistributedDataParallel (or a collective such as dist.all_reduce) was called in a "
+            "process that has not joined a process group: typically the notebook's own process, "
+            "outside the function that every rank runs.",
+            "Put the DDP code in a function fn(rank, world_size, ...) and run it with "
+            "autograder.ranks.run_ranks(fn, world_size, ...), which joins each process to a gloo "
+            "group first (in a script: torch.distributed.init_process_group, started by torchrun).",
+        ),
+        "ddp_unused_parameters": _Kind(
+            "usage",
+            r"Expected to have finished reduction in the prior iteration before starting a new one",
+            _DDP,
+            "Some parameters of the model wrapped in DistributedDataParallel got no gradient in the "
+            "last backward (a layer the forward skipped, an output not in the loss). DDP waits for "
+            "every parameter's gradient before it all-reduces the last bucket, so that reduction "
+            "never finished, and the next forward refuses to start.",
+            "Pass find_unused_parameters=True to DistributedDataParallel (it then walks the graph "
+            "after each forward to mark unused parameters ready), or remove the unused parameters "
+            "from the model, or make every output take part in the loss.",
         ),
     }
 )

@@ -1299,3 +1299,58 @@ def test_compile_item_graph_break_reason():
     reasons = torch._dynamo.explain(_if_on_item)(torch.randn(4)).break_reasons
     torch._dynamo.reset()
     assert explain(reasons[0].reason).kind == "compile_item"
+
+
+# ---------------------------------------------------------------- chapter 14: DDP (live, in 2 processes)
+def _ddp_two_iterations(rank, world_size, reentrant_checkpoint, find_unused):
+    from torch.nn.parallel import DistributedDataParallel
+
+    torch.manual_seed(0)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b, self.unused = nn.Linear(4, 4), nn.Linear(4, 1), nn.Linear(4, 1)
+
+        def forward(self, x):
+            h = checkpoint(self.a, x, use_reentrant=True) if reentrant_checkpoint else self.a(x)
+            return self.b(h)
+
+    ddp = DistributedDataParallel(Net(), find_unused_parameters=find_unused)
+    for _ in range(2):
+        ddp(torch.ones(2, 4, requires_grad=True)).sum().backward()
+
+
+def _ddp(reentrant_checkpoint, find_unused):
+    from autograder.ranks import run_ranks
+
+    return lambda: run_ranks(_ddp_two_iterations, 2, reentrant_checkpoint, find_unused)
+
+
+def _ddp_without_a_group():
+    from torch.nn.parallel import DistributedDataParallel
+
+    DistributedDataParallel(nn.Linear(2, 2))
+
+
+FAMILY.update({"ddp_ready_twice": "usage", "ddp_unused_parameters": "usage", "ddp_no_process_group": "usage"})
+TINY.update(
+    {
+        "ddp_ready_twice": _ddp(True, True),
+        "ddp_unused_parameters": _ddp(False, False),
+        "ddp_no_process_group": _ddp_without_a_group,
+    }
+)
+
+
+def test_ddp_errors_come_back_from_the_ranks_and_are_explained():
+    """Do DDP's two errors, raised in the ranks and re-raised by run_ranks (RankError, a
+    RuntimeError), keep PyTorch's words and get their own kinds, and does the fix of each
+    (use_reentrant=False; find_unused_parameters=True) run?"""
+    from autograder.ranks import RankError
+
+    for program, kind in ((_ddp(True, True), "ddp_ready_twice"), (_ddp(False, False), "ddp_unused_parameters")):
+        error = raised(program)
+        assert isinstance(error, RankError) and isinstance(error, RuntimeError)
+        assert explain(error).kind == kind
+    _ddp(False, True)()

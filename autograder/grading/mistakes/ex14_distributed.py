@@ -1,0 +1,96 @@
+"""Typical mistakes in ex14_distributed: see the package docstring for the format."""
+
+MISTAKES = {
+    # Q1: the gradients averaged by hand, but summed: all_reduce's default op is a sum.
+    "ex14-q1-summed": {
+        "answers": {
+            "q1_answer": """def rank_grads(rank, world_size, model, x, y):
+    shard_x, shard_y = x.chunk(world_size)[rank], y.chunk(world_size)[rank]
+    nn.functional.mse_loss(model(shard_x), shard_y).backward()
+    for p in model.parameters():
+        dist.all_reduce(p.grad)
+    return {name: p.grad for name, p in model.named_parameters()}
+"""
+        },
+        "fails": {"q1_check": "summed over the ranks instead of averaged"},
+    },
+    # Q1: no communication at all: each rank keeps the gradient of its own shard.
+    "ex14-q1-own-shard": {
+        "answers": {
+            "q1_answer": """def rank_grads(rank, world_size, model, x, y):
+    shard_x, shard_y = x.chunk(world_size)[rank], y.chunk(world_size)[rank]
+    nn.functional.mse_loss(model(shard_x), shard_y).backward()
+    return {name: p.grad for name, p in model.named_parameters()}
+"""
+        },
+        "fails": {"q1_check": "the ranks never averaged their gradients"},
+    },
+    # Q2: one all-reduce per parameter instead of per bucket.
+    "ex14-q2-per-parameter": {
+        "answers": {
+            "q2_answer": """def allreduce_per_step(model, bucket_cap_bytes, micro_batches, use_no_sync):
+    params = list(model.parameters())
+    syncs = 1 if use_no_sync else micro_batches
+    return syncs * len(params), syncs * sum(p.numel() * p.element_size() for p in params)
+"""
+        },
+        "fails": {"q2_check": "DDP all-reduces buckets, not parameters"},
+    },
+    # Q2: no_sync forgotten: every micro-batch counted as reducing.
+    "ex14-q2-no-sync-ignored": {
+        "answers": {
+            "q2_answer": """def allreduce_per_step(model, bucket_cap_bytes, micro_batches, use_no_sync):
+    buckets, current = [], 0
+    for p in reversed(list(model.parameters())):
+        current += p.numel() * p.element_size()
+        if current >= bucket_cap_bytes:
+            buckets.append(current)
+            current = 0
+    if current:
+        buckets.append(current)
+    return micro_batches * len(buckets), micro_batches * sum(buckets)
+"""
+        },
+        "fails": {"q2_check": "Under no_sync, backward only accumulates"},
+    },
+    # Q2: buckets filled in the order of registration (forward), not in the order gradients are ready.
+    "ex14-q2-registration-order": {
+        "answers": {
+            "q2_answer": """def allreduce_per_step(model, bucket_cap_bytes, micro_batches, use_no_sync):
+    buckets, current = [], 0
+    for p in model.parameters():
+        current += p.numel() * p.element_size()
+        if current >= bucket_cap_bytes:
+            buckets.append(current)
+            current = 0
+    if current:
+        buckets.append(current)
+    syncs = 1 if use_no_sync else micro_batches
+    return syncs * len(buckets), syncs * sum(buckets)
+"""
+        },
+        "fails": {"q2_check": "in the order gradients become ready"},
+    },
+    # Q3: the reverse of the registration order: right for a Sequential only.
+    "ex14-q3-registration-order": {
+        "answers": {
+            "q3_answer": """def grad_ready_order(model, x):
+    return [name for name, _ in reversed(list(model.named_parameters()))]
+"""
+        },
+        "fails": {"q3_check": "not the order of registration"},
+    },
+    # Q3: the hooks are left in place: a second call records every name twice.
+    "ex14-q3-hooks-kept": {
+        "answers": {
+            "q3_answer": """def grad_ready_order(model, x):
+    order = []
+    for name, p in model.named_parameters():
+        p.register_post_accumulate_grad_hook(lambda p, name=name: order.append(name))
+    model(x).sum().backward()
+    return order
+"""
+        },
+        "fails": {"q3_check": "Remove your hooks before returning"},
+    },
+}

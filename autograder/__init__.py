@@ -4,12 +4,15 @@ graph               walk a tensor's graph into plain records        (trace)
 memory              bytes saved for backward, CUDA allocator deltas (SavedTensorMeter, measure_saved, cuda_memory)
 live_memory         bytes alive during forward and backward, recomputation included (peak_live_bytes)
 hook_meters         peak .grad bytes during backward, bytes kept by your own pack/unpack hooks
+compiled_graphs     Dynamo's graph breaks; AOTAutograd's forward/backward graphs and their saved bytes
+ranks               run a function in N forked processes joined by gloo (run_ranks), for DDP on the CPU
 checkpoint_measure  time and memory of checkpointed models, for lesson 08 and the GPU check
 figures             read and plot the checkpointing measurements (assets/*.csv)
 draw                Graphviz drawing with a text fallback           (autograder.draw.draw)
 explore             ipywidgets explorers of the lessons, one module per chapter (explore.graph,
                     explore.backward, explore.inplace, explore.grad_modes, explore.memory,
-                    explore.functions, explore.hooks)
+                    explore.functions, explore.hooks, explore.precision, explore.higher_order,
+                    explore.compile, explore.engine)
 compare             compare with a reference and diagnose           (diagnose)
 check               learner-facing checks used in exercises
 checked             the record a check makes (Checked) and the withheld-reference placeholder
@@ -40,6 +43,9 @@ _MODULES = (
     "graph",
     "memory",
     "live_memory",
+    "hook_meters",
+    "compiled_graphs",
+    "ranks",
     "checkpoint_measure",
     "figures",
     "draw",

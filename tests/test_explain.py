@@ -969,8 +969,9 @@ SHELL_SCRIPT = textwrap.dedent("""
             ip.run_cell(cell)
     run("before", [("error", ERROR), ("syntax", "x = (1,")])
     ip.run_line_magic("load_ext", "autograder")
+    VALUE_ERROR = "torch.distributed.barrier()"  # outside a process group: a ValueError
     run("loaded", [("error", ERROR), ("other", "1 / 0"), ("warning", WARNING),
-                   ("syntax", "x = (1,")])
+                   ("syntax", "x = (1,"), ("value error", VALUE_ERROR), ("other value error", "int('x')")])
     ip.run_line_magic("unload_ext", "autograder")
     run("unloaded", [("error", ERROR), ("warning", WARNING)])
     print("=== restored"); print(ip.custom_exceptions, warnings.showwarning.__module__)
@@ -996,6 +997,9 @@ def test_ipython_extension_adds_explanations_after_tracebacks_and_warnings():
     assert "RuntimeError" in loaded and "(not_built)" in loaded
     assert loaded.index("does not require grad") < loaded.index(explains)
     assert "ZeroDivisionError" in out["loaded other"] and explains not in out["loaded other"]
+    value_error = out["loaded value error"]  # PyTorch raises some (DDP, GradScaler) as ValueError
+    assert "ValueError" in value_error and "(ddp_no_process_group)" in value_error
+    assert "ValueError" in out["loaded other value error"] and explains not in out["loaded other value error"]
     warning = err["loaded warning"]
     assert warning.index("UserWarning") < warning.index(explains) and "(nonleaf_grad)" in warning
     assert "RuntimeError" in out["unloaded error"] and explains not in out["unloaded error"]

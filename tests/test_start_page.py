@@ -22,6 +22,10 @@ CHAPTERS = [
     ("08_checkpointing", "ex08_checkpoint"),
     ("09_custom_functions", "ex09_functions"),
     ("10_hooks", "ex10_hooks"),
+    ("11_mixed_precision", "ex11_mixed_precision"),
+    ("12_higher_order", "ex12_higher_order"),
+    ("13_compile", "ex13_compile"),
+    ("14_distributed", "ex14_distributed"),
 ]
 EXPECTED_LINKS = [
     target

@@ -15,6 +15,10 @@ memory        7-8          loop_memory, loop_table, leak_table / leak_explorer; 
                            checkpoint_peak, segment_rows, segment_table / segment_explorer
 functions     9            relu_facts, relu_table / relu_explorer
 hooks         10           hook_events, hook_table / hook_explorer
+precision     11           precision_facts, precision_table / precision_explorer
+higher_order  12           jacobian_cost, jacobian_table / jacobian_explorer; nan_facts, nan_table
+compile       13           compile_facts, compile_table / compile_explorer
+engine        14           all_nodes, engine_events, engine_table / engine_explorer
 ============  ===========  ===================================================================
 
 Two helpers build them: :func:`autograder.explore.shell.explorer` (the widget shell: controls,

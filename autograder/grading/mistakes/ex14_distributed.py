@@ -25,6 +25,17 @@ MISTAKES = {
         },
         "fails": {"q1_check": "the ranks never averaged their gradients"},
     },
+    # Q1: no sharding and no communication: every rank runs the whole batch (right numbers, the
+    # question not answered).
+    "ex14-q1-whole-batch": {
+        "answers": {
+            "q1_answer": """def rank_grads(rank, world_size, model, x, y):
+    nn.functional.mse_loss(model(x), y).backward()
+    return {name: p.grad for name, p in model.named_parameters()}
+"""
+        },
+        "fails": {"q1_check": "runs forward on its own shard only"},
+    },
     # Q2: one all-reduce per parameter instead of per bucket.
     "ex14-q2-per-parameter": {
         "answers": {

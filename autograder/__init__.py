@@ -18,6 +18,7 @@ check               learner-facing checks used in exercises
 checked             the record a check makes (Checked) and the withheld-reference placeholder
 judge               judge a record: the one comparison of a notebook's checks and the grader
 explain             name the autograd mistake behind an error or warning (explain; %load_ext autograder)
+explain_kinds       the mistakes explain knows: PyTorch's message, the lesson, cause and fix (KINDS)
 lessons             where the course's files are and how to link to a lesson's heading
 grading             batch grading of a class                        (python -m autograder grade)
 

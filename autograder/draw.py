@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 import shutil
 from collections import Counter
 from collections.abc import Mapping
@@ -63,6 +64,11 @@ def html_table(graph: Graph) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
+# A Graphviz SVG's comment or <title> naming a node ("140...") or an edge ("140...&#45;&gt;139...")
+# by id(): torchviz's node names.
+_ID_NAMES = re.compile(r"[ \t]*(?:<!-- \d{6,}(?:&#45;&gt;\d{6,})? -->|<title>\d{6,}(?:&#45;&gt;\d{6,})?</title>)\n?")
+
+
 class Figure:
     """An SVG picture with its text alternative, shown in Jupyter as an HTML ``<figure>``: the
     picture (an ``<img>`` with ``alt`` text), a visible ``caption`` and, folded under "Text
@@ -77,8 +83,11 @@ class Figure:
     @classmethod
     def of_graph(cls, svg: str, graph: Graph, title: str = "", caption: str = "") -> Figure:
         """Any SVG drawing of ``graph`` (e.g. torchviz's) with ``graph``'s text alternative: alt
-        text ``title`` + :func:`describe`, a table of the Nodes, and the text table as plain text."""
+        text ``title`` + :func:`describe`, a table of the Nodes, and the text table as plain text.
+        Graphviz writes each node's and edge's name into the SVG (a comment and a hover ``<title>``);
+        torchviz names nodes by ``id()``, a memory address, so those are left out."""
         alt = f"{title}. {describe(graph)}" if title else describe(graph)
+        svg = _ID_NAMES.sub("", svg)
         return cls(svg, alt, caption, details_html=html_table(graph), text=graph.table())
 
     def html(self) -> str:

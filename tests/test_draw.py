@@ -7,7 +7,8 @@ import pytest
 import torch
 
 import autograder.draw as draw_module
-from autograder.draw import INSTALL_DOT, Figure, describe, draw
+from autograder.draw import INSTALL_DOT, Figure, describe, dot_available, draw
+from autograder.graph import trace
 
 
 def graph_output():
@@ -85,3 +86,19 @@ def test_without_dot_the_table_and_install_line_are_shown(monkeypatch):
     bundle = draw(graph_output()[1])._repr_mimebundle_()
     assert set(bundle) == {"text/plain"}
     assert bundle["text/plain"].startswith(INSTALL_DOT) and "SigmoidBackward0" in bundle["text/plain"]
+
+
+@pytest.mark.skipif(not dot_available(), reason="needs Graphviz's dot")
+def test_a_torchviz_drawing_shown_as_a_figure_carries_no_memory_address():
+    """Does Figure.of_graph leave out the id()-based node names torchviz writes into the SVG (hover
+    titles and comments), so that a lesson's stored drawing shows no address and stays the same
+    from run to run, while the drawing itself keeps its boxes and labels?"""
+    from torchviz import make_dot
+
+    x = torch.ones(2, requires_grad=True)
+    loss = (x * 2).sum()
+    svg = make_dot(loss, params={"x": x}).pipe(format="svg", encoding="utf-8")
+    assert re.search(r"\d{10,}", svg)  # torchviz's ids are there to begin with
+    shown = Figure.of_graph(svg, trace(loss)).labelled_svg()
+    assert not re.search(r"\d{10,}", shown), shown
+    assert shown.count('<g id="node') == svg.count('<g id="node') and "MulBackward0" in shown

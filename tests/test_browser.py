@@ -758,6 +758,10 @@ def test_learner_first_hour_through_course_lab(course_lab, browser):
         exercise = f"exercises/{EXERCISE}/{EXERCISE}.ipynb"
         assert _click_link_to(page, exercise, "Exercise 1:") == lesson, "lesson 1 has no link to exercise 1"
         _opened(page, exercise)
+        page.wait_for_timeout(1500)  # JupyterLab rewrites metadata that differs from its kernel's
+        assert not page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty"), (
+            "exercise 1 opens as unsaved: its kernelspec or language_info differs from the kernel's"
+        )
         cells = page.evaluate(CELLS)
         _run(page, _cell(cells, "setup")["index"])
         ((answer_id, _),) = MISTAKES[MISTAKE]["answers"].items()

@@ -131,6 +131,19 @@ def page_text(page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", page))
 
 
+def test_exercises_open_unchanged_in_jupyterlab():
+    """Does every exercise (source and release) carry the kernelspec and language_info the lessons'
+    kernel wrote? JupyterLab rewrites both when they differ from its kernel's, so an exercise with
+    nbgrader's bare "Python 3" opened as unsaved before the learner typed anything."""
+    lesson = nbformat.read(COURSE_ROOT / "notebooks" / "01_dynamic_graph.ipynb", as_version=4).metadata
+    for path in sorted((COURSE_ROOT / "solutions").glob("ex*/*.ipynb")) + sorted(
+        (COURSE_ROOT / "exercises").glob("ex*/*.ipynb")
+    ):
+        meta = nbformat.read(path, as_version=4).metadata
+        for key in ("kernelspec", "language_info"):
+            assert meta.get(key) == lesson[key], (path.relative_to(COURSE_ROOT), key, meta.get(key))
+
+
 def test_readme_plain_nbgrader_steps_grade_a_class_from_a_clean_clone(tmp_path):
     """Do the README's plain nbgrader commands, run as written in a fresh clone, grade a correct,
     a wrong, a blank and a careless submission (a PyTorch warning, a locked cell edited) as the

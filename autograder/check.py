@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import linecache
 import os
+import re
 import traceback
 import warnings
 from collections.abc import Callable, Mapping
@@ -98,20 +99,47 @@ def call(fn: Callable, *args, **kwargs) -> Any:
     try:
         with warnings_to_stdout():
             return fn(*args, **kwargs)
-    except NotImplementedError:
-        raise CheckFailed(
-            f"{getattr(fn, '__name__', 'the answer')} is not answered yet (it still raises NotImplementedError)."
-        ) from None
     except CheckFailed:
         raise
     except Exception as error:  # noqa: BLE001 -- learner code may raise anything; report it, in one line
+        name = getattr(fn, "__name__", "your code")
+        unanswered = _unanswered(error)
+        if unanswered is not None:
+            raise CheckFailed(
+                f"{unanswered or name} is not answered yet (it still raises NotImplementedError)."
+            ) from None
         first = str(error).splitlines()[0] if str(error) else ""
         explained = explain(error)  # an autograd error also gets its cause in learner terms
         cause = f"\n{explained.cause}" if explained.kind != "unknown" else ""
+        if isinstance(error, NameError) or getattr(error, "type_name", "") == "NameError":
+            cause = f"\n{_NOT_DEFINED}"
         where = _learner_line(error.__traceback__)
-        raise CheckFailed(
-            f"{getattr(fn, '__name__', 'your code')} raised {type(error).__name__}: {first}{where}{cause}"
-        ) from None
+        raise CheckFailed(f"{name} raised {type(error).__name__}: {first}{where}{cause}") from None
+
+
+_NOT_DEFINED = (
+    "Run the answer cells above this check first, top to bottom: a name is defined only once its cell "
+    "has run, and an answer cell that still raises NotImplementedError defines nothing."
+)
+
+
+def _unanswered(error: BaseException) -> str | None:
+    """None unless ``error`` is the release's bare ``raise NotImplementedError()`` in a learner's
+    function; then that function's name ("" when unknown). A check often calls the learner's
+    function through a helper of its own (or in other processes: ``ranks.RankError`` carries the
+    child's traceback), so the name comes from where it was raised. A NotImplementedError with a
+    message comes from a library (an op not implemented for a dtype): that is an error, not a blank."""
+    if isinstance(error, NotImplementedError) and not str(error):
+        frames = [frame for frame, _ in traceback.walk_tb(error.__traceback__)]
+        if frames and _is_learner_file(frames[-1].f_code.co_filename):
+            code = frames[-1].f_code
+            name = getattr(code, "co_qualname", code.co_name).split("<locals>.")[-1]  # Class.method
+            return "" if name.startswith("<") else name
+        return None
+    if getattr(error, "type_name", "") == "NotImplementedError" and not getattr(error, "child_message", "-"):
+        names = re.findall(r"line \d+, in (\S+)", getattr(error, "traceback", ""))
+        return names[-1] if names and not names[-1].startswith("<") else ""
+    return None
 
 
 # Frames from these folders are not the learner's: the course's package, PyTorch, the standard

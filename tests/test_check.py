@@ -201,3 +201,52 @@ def test_a_failed_check_shows_in_ipython_as_its_message_without_the_checkers_fra
         shell.run_cell("from autograder import check\ncheck.value(1.0, 2.0, 'f()')")
     assert "CheckFailed: f() is wrong" in shown.stdout + shown.stderr, shown.stdout
     assert "check.py" not in shown.stdout + shown.stderr
+
+
+def test_unanswered_function_called_through_a_helper_is_named_not_the_helper():
+    """When a check calls the learner's function through a helper of the check cell, does the
+    message name the learner's function (the one still raising NotImplementedError)?"""
+
+    def scaled_step():
+        raise NotImplementedError()
+
+    def run():
+        return scaled_step()
+
+    with pytest.raises(check.CheckFailed, match=r"^scaled_step is not answered yet") as info:
+        check.call(run)
+    assert "run " not in str(info.value)
+
+
+def test_a_librarys_not_implemented_error_is_reported_as_an_error_not_as_a_blank():
+    """Is a NotImplementedError with a message (PyTorch: an op not implemented for a dtype or
+    device) reported as an error of the learner's code, not as an unanswered question?"""
+
+    def answer():
+        raise NotImplementedError("'addmm' not implemented for 'Bool'")
+
+    with pytest.raises(check.CheckFailed, match="answer raised NotImplementedError: 'addmm' not implemented"):
+        check.call(answer)
+
+
+def test_unanswered_function_in_another_process_is_named():
+    """Is a learner's function that still raises NotImplementedError in a rank of run_ranks named
+    as not answered (not as 'run_ranks raised RankError')?"""
+    from autograder.ranks import run_ranks
+
+    def rank_grads(rank, world_size):
+        raise NotImplementedError()
+
+    with pytest.raises(check.CheckFailed, match=r"^rank_grads is not answered yet"):
+        check.call(run_ranks, rank_grads, 2)
+
+
+def test_a_name_not_defined_says_to_run_the_answer_cells_first():
+    """Does a NameError (a helper defined in an answer cell that was not run) say to run the
+    answer cells above first?"""
+
+    def derivatives():
+        return StableSoftplus  # noqa: F821 -- the point: not defined
+
+    with pytest.raises(check.CheckFailed, match="Run the answer cells above this check first"):
+        check.call(derivatives)

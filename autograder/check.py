@@ -35,7 +35,7 @@ from typing import Any
 
 import torch
 
-from .checked import WITHHELD, Checked
+from .checked import CHECKED_WHEN_GRADED, WITHHELD, Checked
 from .explain import explain
 from .judge import judge
 
@@ -181,7 +181,7 @@ def _check(record: Checked) -> None:
     if _hook is not None:
         _hook(record)
     if record.withheld:
-        print(f"{record.name}: checked when graded")
+        print(f"{record.name}{CHECKED_WHEN_GRADED}")
         return
     ok, message = judge(record)
     if not ok:

@@ -12,7 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Checked", "WITHHELD"]
+__all__ = ["Checked", "WITHHELD", "CHECKED_WHEN_GRADED"]
+
+# What a check with a withheld reference prints in the learner's process, after its name; the
+# feedback page drops these lines, since it shows the verdict itself.
+CHECKED_WHEN_GRADED = ": checked when graded"
 
 
 class _Withheld:

@@ -197,10 +197,15 @@ class Explanation:
         notebook in a tab of its own and scrolls to the heading its anchor names)."""
         text = html.escape(str(self))
         where = text.rfind(html.escape(self.lesson))
-        if where < 0:
-            return f"<pre>{text}</pre>"
-        link = f'<a href="{html.escape(self.href(), quote=True)}">{html.escape(self.lesson)}</a>'
-        return f"<pre>{text[:where]}{link}{text[where + len(html.escape(self.lesson)) :]}</pre>"
+        if where >= 0:
+            link = f'<a href="{html.escape(self.href(), quote=True)}">{html.escape(self.lesson)}</a>'
+            text = f"{text[:where]}{link}{text[where + len(html.escape(self.lesson)) :]}"
+        return f'<pre style="{_PRE_STYLE}">{text}</pre>'
+
+
+# JupyterLab's output <pre> breaks lines anywhere, even inside a word ("SqrtBackw|ard0"), where a
+# line is wider than the output area: wrap at spaces instead (a lone long word may still break).
+_PRE_STYLE = "white-space: pre-wrap; word-break: normal; overflow-wrap: anywhere"
 
 
 def _message(error) -> str:

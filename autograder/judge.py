@@ -27,15 +27,20 @@ def _judge_tensor(received, expected, name: str, options: dict) -> tuple[bool, s
 def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, str]:
     if not isinstance(received, Mapping):
         return False, f"expected a dict with keys {sorted(expected)}, got {type(received).__name__}"
-    problems = [
-        message
-        for key, want in expected.items()
-        for ok, message in [_judge_tensor(received.get(key), want, key, options)]
-        if not ok
+    problems: dict[str, list] = {}  # diagnosis (the first line without the name) -> [message, names]
+    for key, want in expected.items():
+        ok, message = _judge_tensor(received.get(key), want, key, options)
+        if not ok:
+            diagnosis = message.splitlines()[0].removeprefix(key)
+            problems.setdefault(diagnosis, [message, []])[1].append(key)
+    # One message per diagnosis: four parameters summed instead of averaged are one mistake.
+    lines = [
+        message + (f"\n  (the same for {', '.join(names[1:])})" if names[1:] else "")
+        for message, names in problems.values()
     ]
-    if options.get("hint") and problems:
-        problems.append(options["hint"])
-    return (False, "\n".join(problems)) if problems else (True, "OK " + ", ".join(expected))
+    if options.get("hint") and lines:
+        lines.append(options["hint"])
+    return (False, "\n".join(lines)) if lines else (True, f"OK {name}: " + ", ".join(expected))
 
 
 def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, str]:

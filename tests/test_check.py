@@ -250,3 +250,14 @@ def test_a_name_not_defined_says_to_run_the_answer_cells_first():
 
     with pytest.raises(check.CheckFailed, match="Run the answer cells above this check first"):
         check.call(derivatives)
+
+
+def test_grads_gives_one_diagnosis_for_a_mistake_shared_by_several_gradients():
+    """When several gradients are wrong the same way (all summed instead of averaged), does
+    check.grads say it once and name the others, and does a passing check name what it checked?"""
+    expected = {"w": torch.ones(2), "b": torch.ones(1), "c": torch.ones(3)}
+    with pytest.raises(check.CheckFailed) as info:
+        check.grads({k: 2 * v for k, v in expected.items()}, expected, name="gradients of rank 0")
+    message = str(info.value)
+    assert message.count("exactly 2x") == 1 and "(the same for b, c)" in message
+    check.grads(expected, expected, name="gradients of rank 0")

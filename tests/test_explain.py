@@ -900,6 +900,7 @@ def test_lesson_link_is_relative_to_the_explaining_notebook(folder):
     link = re.search(r'Lesson:\s*<a href="([^"]+)">([^<]+)</a>', page)
     assert link and tuple(map(html.unescape, link.groups())) == (href, e.lesson), page
     assert html.unescape(re.sub(r"<[^>]+>", "", page)) == str(e)
+    assert "word-break: normal" in page  # JupyterLab would otherwise break lines inside words
 
 
 def test_a_url_lesson_is_linked_as_it_is():

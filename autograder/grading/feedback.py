@@ -9,6 +9,7 @@ from functools import lru_cache
 
 import nbformat
 
+from ..checked import CHECKED_WHEN_GRADED
 from .assemble import grade_id, is_test
 from .grade_one import Result
 from .offline_html import OfflineHTMLExporter
@@ -36,8 +37,8 @@ def _summary(result: Result) -> str:
 def feedback_notebook(result: Result) -> nbformat.NotebookNode:
     """The graded notebook prepared for the learner: a summary cell first; hidden-test regions
     cut from test cells (a line says they ran); error outputs reduced to ``Ename: message``
-    (tracebacks would quote hidden test lines); under each test cell, its verdict (in the
-    learner's process a check only said "checked when graded"); no "Next" links (they point
+    (tracebacks would quote hidden test lines); under each test cell, its verdict, in place of
+    the "checked when graded" lines a check printed in the learner's process; no "Next" links (they point
     into the course, not next to the page). Returns a new notebook."""
     nb = copy.deepcopy(result.notebook) if result.notebook is not None else nbformat.v4.new_notebook()
     redact(nb)
@@ -51,6 +52,7 @@ def feedback_notebook(result: Result) -> nbformat.NotebookNode:
                 out["data"] = {k: v for k, v in out["data"].items() if k in SAFE_OUTPUTS} or {"text/plain": ""}
         question = verdicts.get(grade_id(cell)) if is_test(cell) else None
         if question is not None:
+            cell["outputs"] = _without_pending_lines(cell.get("outputs", []))
             said = f"Graded: {question.score:g} / {question.points:g}. {question.message or 'All checks passed.'}"
             cell.setdefault("outputs", []).append(nbformat.v4.new_output("stream", name="stdout", text=said + "\n"))
     nb.cells.insert(0, nbformat.v4.new_markdown_cell(_summary(result)))
@@ -58,6 +60,24 @@ def feedback_notebook(result: Result) -> nbformat.NotebookNode:
 
 
 SAFE_OUTPUTS = ("text/plain", "image/png", "image/jpeg")  # what a feedback page shows of an output
+
+
+def _without_pending_lines(outputs: list) -> list:
+    """A test cell's outputs without the "<check>: checked when graded" lines of its stdout: the
+    page shows the verdict of those checks below them."""
+    kept = []
+    for out in outputs:
+        if out.get("output_type") == "stream":
+            lines = [
+                ln
+                for ln in out.get("text", "").splitlines(keepends=True)
+                if not ln.rstrip("\n").endswith(CHECKED_WHEN_GRADED)
+            ]
+            if not lines:
+                continue
+            out["text"] = "".join(lines)
+        kept.append(out)
+    return kept
 
 
 @lru_cache(maxsize=1)

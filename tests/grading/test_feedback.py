@@ -59,3 +59,13 @@ def test_summary_result_column_is_left_aligned(source, expected, sandbox, tmp_pa
     """Does the summary table align its result column (sentences) to the left?"""
     page = feedback_html(graded(source, expected, sandbox, tmp_path, "def f():\n    return None"))
     assert '<th style="text-align:left">result</th>' in page
+
+
+def test_the_page_shows_verdicts_not_checked_when_graded(source, expected, sandbox, tmp_path):
+    """Does the page, which is the grade, leave out the "checked when graded" lines a check printed
+    in the learner's process, keeping the other lines and the verdict?"""
+    result = graded(source, expected, sandbox, tmp_path, "def f():\n    return 2")
+    printed = "".join(o.get("text", "") for c in result.notebook.cells for o in c.get("outputs", []))
+    assert "checked when graded" in printed, "the graded run printed no such line to leave out"
+    page = html.unescape(feedback_html(result))
+    assert "checked when graded" not in page and "Graded: " in page and "OK f() is not None" in page

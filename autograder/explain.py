@@ -193,19 +193,31 @@ class Explanation:
         return f"{root}/{self.lesson}".replace(os.sep, "/")
 
     def _repr_html_(self) -> str:
-        """The text version in a <pre>, its lesson a link (JupyterLab opens a relative link to a
-        notebook in a tab of its own and scrolls to the heading its anchor names)."""
-        text = html.escape(str(self))
-        where = text.rfind(html.escape(self.lesson))
-        if where >= 0:
-            link = f'<a href="{html.escape(self.href(), quote=True)}">{html.escape(self.lesson)}</a>'
-            text = f"{text[:where]}{link}{text[where + len(html.escape(self.lesson)) :]}"
-        return f'<pre style="{_PRE_STYLE}">{text}</pre>'
+        """The text version laid out for a browser: a headline, then Cause, Fix and Lesson as
+        label-and-paragraph rows that wrap at spaces to the output's width (the text version's
+        fixed 100-character lines would be wrapped a second time in a narrower output area), its
+        lesson a link (JupyterLab opens a relative link to a notebook in a tab of its own and
+        scrolls to the heading its anchor names)."""
+        esc = html.escape
+        link = self.lesson
+        if self.lesson:
+            link = f'<a href="{esc(self.href(), quote=True)}">{esc(self.lesson)}</a>'
+        rows = "".join(
+            f"<span>{label}</span><span>{text}</span>"
+            for label, text in (("Cause:", esc(self.cause)), ("Fix:", esc(self.fix)), ("Lesson:", link))
+        )
+        return (
+            f'<div class="autograder-explanation" style="{_BOX_STYLE}">'
+            f"<div>autograder explains: {esc(_HEADLINE[self.family])} ({esc(self.kind)})</div>"
+            f'<div style="{_ROWS_STYLE}">{rows}</div></div>'
+        )
 
 
-# JupyterLab's output <pre> breaks lines anywhere, even inside a word ("SqrtBackw|ard0"), where a
-# line is wider than the output area: wrap at spaces instead (a lone long word may still break).
-_PRE_STYLE = "white-space: pre-wrap; word-break: normal; overflow-wrap: anywhere"
+# Monospace like the error above it; rows of a label and a paragraph that wraps at spaces.
+_BOX_STYLE = "font-family: var(--jp-code-font-family, monospace); font-size: var(--jp-code-font-size, 13px)"
+_ROWS_STYLE = (
+    "display: grid; grid-template-columns: max-content 1fr; column-gap: 1ch; padding-left: 2ch; overflow-wrap: anywhere"
+)
 
 
 def _message(error) -> str:

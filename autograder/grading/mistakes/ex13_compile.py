@@ -125,4 +125,18 @@ MISTAKES = {
         },
         "fails": {"q2_check": "Your function measured the block"},
     },
+    # Q1: measured once and the result kept (a cache): the swapped functions are measured first, so the
+    # kept counts are theirs.
+    "ex13-q1-measured-once": {
+        "answers": {
+            "q1_answer": """import functools
+
+
+@functools.cache
+def predicted_breaks():
+    return {name: graph_breaks(fn, torch.randn(8)).breaks for name, fn in FUNCTIONS.items()}
+"""
+        },
+        "fails": {"q1_check": "graph breaks of a and b"},
+    },
 }

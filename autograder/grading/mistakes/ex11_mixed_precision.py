@@ -105,4 +105,16 @@ MISTAKES = {
         },
         "fails": {"q3_check": "not optimizer.step()"},
     },
+    # Q2: the figure measured (the question's own snippet) instead of predicted from widths and batch.
+    "ex11-q2-measured": {
+        "answers": {
+            "q2_answer": """def saved_bytes_bf16(widths, batch):
+    model, x = mlp(widths), torch.randn(batch, widths[0])
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out, meter = measure_saved(model, x, exclude=model.parameters())
+    return meter.alive_bytes
+"""
+        },
+        "fails": {"q2_check": "without building or running the model"},
+    },
 }

@@ -119,4 +119,37 @@ def per_sample_bytes(model, batch_size):
         },
         "fails": {"q3_check": "number of NaN or inf entries"},
     },
+    # Q2: a loop over the samples, one autograd.grad each (the check's own reference): right values, not torch.func.
+    "ex12-q2-loop": {
+        "answers": {
+            "q2_answer": """def per_sample_grads(model, loss_fn, x, y):
+    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    rows = [torch.autograd.grad(loss_fn(model(x[i:i+1]), y[i:i+1]), [p for _, p in named]) for i in range(len(x))]
+    return {n: torch.stack([r[k] for r in rows]) for k, (n, _) in enumerate(named)}
+
+
+def per_sample_bytes(model, batch_size):
+    return batch_size * sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad)
+"""
+        },
+        "fails": {"q2_check": "that is the loop the question forbids"},
+    },
+    # Q2: torch.func.grad, but in a loop over the samples instead of vmap.
+    "ex12-q2-grad-in-a-loop": {
+        "answers": {
+            "q2_answer": """def per_sample_grads(model, loss_fn, x, y):
+    params = {n: p.detach() for n, p in model.named_parameters() if p.requires_grad}
+    frozen = {n: p.detach() for n, p in model.named_parameters() if not p.requires_grad}
+    def loss(params, xi, yi):
+        return loss_fn(functional_call(model, {**frozen, **params}, (xi,)), yi)
+    rows = [grad(loss)(params, x[i:i+1], y[i:i+1]) for i in range(len(x))]
+    return {n: torch.stack([r[n] for r in rows]) for n in params}
+
+
+def per_sample_bytes(model, batch_size):
+    return batch_size * sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad)
+"""
+        },
+        "fails": {"q2_check": "ran the model once per sample"},
+    },
 }

@@ -100,4 +100,43 @@ MISTAKES = {
         },
         "fails": {"q3_check": "both branches of its if"},
     },
+    # Q1: the counts measured with graph_breaks on the eight functions instead of predicted.
+    "ex13-q1-measured": {
+        "answers": {
+            "q1_answer": """def predicted_breaks():
+    import contextlib, io
+    with contextlib.redirect_stdout(io.StringIO()):
+        return {name: graph_breaks(fn, torch.randn(8)).breaks for name, fn in FUNCTIONS.items()}
+"""
+        },
+        "fails": {"q1_check": "predicted_breaks() measured the functions"},
+    },
+    # Q2: the bytes measured around the block (eager and compiled) instead of computed from n and dtype.
+    "ex13-q2-measured": {
+        "answers": {
+            "q2_answer": """def predict_saved_bytes(block, n, dtype):
+    x = torch.randn(n, dtype=dtype, requires_grad=True)
+    out, meter = measure_saved(BLOCKS[block], x)
+    eager = meter.alive_bytes
+    torch._dynamo.reset()
+    out, meter = measure_saved(torch.compile(BLOCKS[block], backend="aot_eager"), x)
+    return {"eager": eager, "aot_eager": meter.alive_bytes}
+"""
+        },
+        "fails": {"q2_check": "Your function measured the block"},
+    },
+    # Q1: measured once and the result kept (a cache): the swapped functions are measured first, so the
+    # kept counts are theirs.
+    "ex13-q1-measured-once": {
+        "answers": {
+            "q1_answer": """import functools
+
+
+@functools.cache
+def predicted_breaks():
+    return {name: graph_breaks(fn, torch.randn(8)).breaks for name, fn in FUNCTIONS.items()}
+"""
+        },
+        "fails": {"q1_check": "graph breaks of a and b"},
+    },
 }

@@ -104,4 +104,50 @@ MISTAKES = {
         },
         "fails": {"q3_check": "Remove your hooks before returning"},
     },
+    # Q1: a forward on the shard for show, then the whole batch through the layers one by one, past the
+    # model's own hook, and no communication (a deliberate evasion of the rows check; kept here as its test).
+    "ex14-q1-layers-past-the-hook": {
+        "answers": {
+            "q1_answer": """def rank_grads(rank, world_size, model, x, y):
+    # counted rows on the shard, but the gradient of the whole batch, without communicating
+    model(x.chunk(world_size)[rank])          # what the check counts
+    h = x
+    for layer in model:                       # the whole batch, past the model's own hook
+        h = layer(h)
+    nn.functional.mse_loss(h, y).backward()
+    return {name: p.grad for name, p in model.named_parameters()}
+"""
+        },
+        "fails": {"q1_check": "runs forward on its own shard only"},
+    },
+    # Q2: DDP run (in run_ranks, with a communication hook) instead of the prediction the question asks for.
+    "ex14-q2-ran-ddp": {
+        "answers": {
+            "q2_answer": """def _measured(rank, world_size, model, cap, micro_batches, use_no_sync):
+    ddp = DDP(model, bucket_cap_mb=cap / 2**20)
+    log = []
+    def hook(state, bucket):
+        buf = bucket.buffer()
+        log.append(buf.numel() * buf.element_size())
+        buf.div_(world_size)
+        return dist.all_reduce(buf, async_op=True).get_future().then(lambda fut: fut.value()[0])
+    ddp.register_comm_hook(None, hook)
+    width = next(model.parameters()).shape[1]
+    ddp(torch.ones(2, width)).sum().backward()
+    log.clear()
+    for m in range(micro_batches):
+        if use_no_sync and m < micro_batches - 1:
+            with ddp.no_sync():
+                ddp(torch.ones(2, width)).sum().backward()
+        else:
+            ddp(torch.ones(2, width)).sum().backward()
+    return len(log), sum(log)
+
+
+def allreduce_per_step(model, bucket_cap_bytes, micro_batches, use_no_sync):
+    return run_ranks(_measured, 2, model, bucket_cap_bytes, micro_batches, use_no_sync)[0]
+"""
+        },
+        "fails": {"q2_check": "without running DDP"},
+    },
 }

@@ -10,12 +10,14 @@ Requests on the control socket (one JSON datagram each, answered by one):
 - ``{"op": "fork", "limits": {...}}`` with one descriptor attached (the submission's channel):
   fork a submission process that runs cells sent on that channel; answers ``{"forked": true}``.
 - ``{"op": "reap"}``: kill every process a submission started, wherever it went (this process is
-  a child subreaper, so orphans come back to it), empty ``/tmp`` and ``/dev/shm``; answers
+  a child subreaper, so orphans come back to it), remove the System V IPC objects and keys it left
+  (:mod:`.ipc`), empty ``/tmp`` and ``/dev/shm``; answers
   ``{"reaped": n}``.
 
-A submission process: its own session, resource limits (address space, processes, open files,
-file size, no core dumps), stdin/stdout/stderr on ``/dev/null``, a fresh folder under ``/tmp``;
-it runs each cell it receives with IPython's ``InteractiveShell`` and answers with JSON only.
+A submission process: its own session (and session keyring), resource limits (address space,
+processes, open files, file size, no core dumps, no POSIX message queues), stdin/stdout/stderr on
+``/dev/null``, a fresh folder under ``/tmp``; it runs each cell it receives with IPython's
+``InteractiveShell`` and answers with JSON only.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ import sys
 import tempfile
 import time
 from multiprocessing.connection import Connection
+
+from .ipc import clear_user_keyrings, own_session_keyring, remove_system_v_objects
 
 MAX_OUTPUT = 100_000  # characters of output kept per cell
 # Inside bubblewrap /tmp is the sandbox's own; without it (--no-sandbox) it is the machine's.
@@ -83,6 +87,7 @@ def _limit(limits: dict) -> None:
         mapped = int(f.read().split()[0]) * resource.getpagesize()
     settings = {
         resource.RLIMIT_CORE: 0,
+        resource.RLIMIT_MSGQUEUE: 0,  # no POSIX message queue: it would outlive the submission (see .ipc)
         resource.RLIMIT_NOFILE: limits.get("open_files"),
         resource.RLIMIT_FSIZE: limits.get("file_size"),
         resource.RLIMIT_NPROC: limits.get("processes"),
@@ -96,6 +101,13 @@ def _limit(limits: dict) -> None:
 def _submission(channel_fd: int, limits: dict) -> None:
     """The submission process: run cells from the channel until told to stop."""
     os.setsid()
+    if _SANDBOXED:
+        own_session_keyring()
+    try:  # at the container's memory bound the kernel kills a submission's process, not this server
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
     os.closerange(3, channel_fd)
     os.closerange(channel_fd + 1, 65536)
     null = os.open(os.devnull, os.O_RDWR)
@@ -204,6 +216,9 @@ def reap(submission: int | None, wait: bool) -> tuple[int, int | None]:
             if pid == submission:
                 code = _exit_code(wait_status)
         quiet = 0 if pids else quiet + 1
+    if _SANDBOXED:  # the container's own IPC namespace and user: nothing of the machine's
+        remove_system_v_objects()
+        clear_user_keyrings()
     keep = [p for p in os.environ.get("AUTOGRADER_READ_ONLY", "").split(os.pathsep) if p]
     for folder in ("/tmp", "/dev/shm") if _SANDBOXED else ():
         _chmod(folder, 0o1777)  # a submission may have taken the write bit off its /tmp

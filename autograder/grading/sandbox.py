@@ -8,7 +8,8 @@ environment and the course package's code; not ``solutions/``, the submissions, 
 the rest of the checkout nor the home folder. It writes only to its own ``/tmp`` (a tmpfs of
 ``Limits.tmp_size`` bytes), emptied after every submission. When grading as root, the container
 also goes into a ``pids`` cgroup, where the kernel limits processes (RLIMIT_NPROC does not bind
-root); as another user, RLIMIT_NPROC does.
+root; as another user, RLIMIT_NPROC does), and a ``memory`` cgroup that bounds all its processes
+together (``Limits.container_memory``; RLIMIT_AS bounds each one alone).
 
 :class:`Sandbox` starts one container per grading thread, once; :meth:`Sandbox.open_channel`
 forks a submission process in it and returns the grader's end of that process's channel;
@@ -185,15 +186,20 @@ def _own_processes() -> int:
     return count
 
 
-def _pids_cgroup(limit: int) -> Path | None:
-    """A new ``pids`` cgroup limited to ``limit`` processes (cgroup v1 or v2), or None where this
+def _new_cgroup(controller: str, settings: dict[str, int]) -> Path | None:
+    """A new cgroup of ``controller`` ("pids", "memory") with ``settings`` written into it (the
+    first file of each pair of alternatives that exists: cgroup v1 or v2), or None where this
     process may not make one."""
-    for base in (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup")):
+    for base in (Path(f"/sys/fs/cgroup/{controller}"), Path("/sys/fs/cgroup")):
         if (base / "cgroup.procs").exists() and os.access(base, os.W_OK):
-            group = base / f"autograder-{os.getpid()}-{id(object())}"
+            group = base / f"autograder-{controller}-{os.getpid()}-{id(object())}"
             try:
                 group.mkdir()
-                (group / "pids.max").write_text(str(limit))
+                for names, value in settings.items():
+                    written = [name for name in names.split("|") if (group / name).exists()]
+                    if not written:
+                        raise OSError(f"no {names} in {group}")
+                    (group / written[0]).write_text(str(value))
                 return group
             except OSError:
                 try:
@@ -201,6 +207,27 @@ def _pids_cgroup(limit: int) -> Path | None:
                 except OSError:
                     pass
     return None
+
+
+def _cgroups(limits: Limits) -> list[Path]:
+    """As root, the cgroups a container goes into: ``pids`` (RLIMIT_NPROC does not bind root;
+    threads count) and, with a memory limit, ``memory`` for all its processes together (RLIMIT_AS
+    bounds each process alone: a submission's forks, or memory it left in shared segments, would
+    add up). Each is left out where the machine has no such controller to write to."""
+    groups = [_new_cgroup("pids", {"pids.max": limits.processes + 8})]
+    if limits.container_memory is not None:
+        total = limits.container_memory
+        # v1: the limit, then memory+swap (no swapping past it, where swap accounting exists);
+        # v2: memory.max and no swap.
+        settings = {"memory.limit_in_bytes|memory.max": total}
+        groups.append(_new_cgroup("memory", settings))
+        if groups[-1] is not None:
+            for name, value in (("memory.memsw.limit_in_bytes", total), ("memory.swap.max", 0)):
+                try:
+                    (groups[-1] / name).write_text(str(value))
+                except OSError:
+                    pass
+    return [g for g in groups if g is not None]
 
 
 def _remove_cgroup(group: Path, seconds: float = 5.0) -> None:
@@ -235,7 +262,7 @@ class Sandbox:
         self.limits, self.sandboxed = limits, sandboxed
         self._process: subprocess.Popen | None = None
         self._control: socket.socket | None = None
-        self._cgroup: Path | None = None
+        self._cgroups: list[Path] = []
         self._tmp: str | None = None
         self.last_error = ""  # why the last start failed (bwrap's own message), for the grader to show
 
@@ -248,9 +275,9 @@ class Sandbox:
         )
         env = None if self.sandboxed else dict(os.environ, MPLBACKEND="Agg")
         if self.sandboxed and os.getuid() == 0:
-            self._cgroup = _pids_cgroup(self.limits.processes + 8)
-        if self._cgroup is not None:  # join it before bwrap starts, so that everything inside is in it
-            command = ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(self._cgroup / "cgroup.procs"), *command]
+            self._cgroups = _cgroups(self.limits)
+        for group in self._cgroups:  # join them before bwrap starts, so that everything inside is in them
+            command = ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(group / "cgroup.procs"), *command]
         self._process = subprocess.Popen(
             [*command, str(theirs.fileno())],
             pass_fds=(theirs.fileno(),),
@@ -345,9 +372,9 @@ class Sandbox:
             if self._process.stderr:
                 self._process.stderr.close()
             self._process = None
-        if self._cgroup is not None:
-            _remove_cgroup(self._cgroup)
-            self._cgroup = None
+        for group in self._cgroups:
+            _remove_cgroup(group)
+        self._cgroups = []
         if self._tmp:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None

@@ -254,6 +254,13 @@ address = libc.shmat(segment, None, 0) if segment >= 0 else None
 if address and address != ctypes.c_void_p(-1).value:
     ctypes.memmove(address, b"SEGMENT-OF-A-CLASSMATE", 22)
     libc.shmdt(ctypes.c_void_p(address))
+# the same channel through a POSIX message queue and keys in the user and session keyrings
+libc.mq_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+queue = libc.mq_open(b"/q{mark}", 0o102, 0o666, None)        # O_CREAT | O_RDWR
+if queue >= 0:
+    libc.mq_send(queue, b"QUEUE-OF-A-CLASSMATE", 20, 0)
+for keyring in (-4, -3):                                     # @u, @s
+    libc.syscall(248, b"user", b"k{mark}", b"KEY-OF-A-CLASSMATE", 18, ctypes.c_long(keyring))  # add_key (x86_64)
 """,
     "atk-sysv-read": """
 import ctypes
@@ -267,6 +274,10 @@ if address and address != ctypes.c_void_p(-1).value:
     print("FOUND " + "A SEGMENT:", ctypes.string_at(address, 22).decode())
 else:
     print("no segment " + "of a classmate")
+libc.mq_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+print("FOUND " + "A QUEUE" if libc.mq_open(b"/q{mark}", 0o2, 0, None) >= 0 else "no queue " + "of a classmate")
+found = [libc.syscall(250, 10, ctypes.c_long(k), b"user", b"k{mark}", 0) > 0 for k in (-4, -3)]  # KEYCTL_SEARCH
+print("FOUND " + "A KEY" if any(found) else "no key " + "of a classmate")
 """,
     "atk-kill-everything": """
 import os, signal
@@ -506,13 +517,11 @@ def test_a_killed_sandbox_is_replaced(graded_class):
     assert rows["blank"]["status"] == rows["correct"]["status"] == "graded"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="System V IPC objects (shmget) live in the container's IPC namespace, shared by the submissions "
-    "it grades one after another, and the fork server does not remove them after a notebook",
-)
 def test_no_ipc_object_outlives_its_submission(graded_class):
-    """Does a student graded after one that left a System V shared-memory segment find nothing?"""
+    """Does a student graded after one that left a System V shared-memory segment, a POSIX message
+    queue and keys in the user and session keyrings (all in the container's IPC namespace or user,
+    not in files) find none of them?"""
     page = (graded_class["out"] / "feedback" / "atk-sysv-read" / f"{ASSIGNMENT}.html").read_text()
-    assert "no segment of a classmate" in page
-    assert "FOUND A SEGMENT" not in page
+    for thing in ("segment", "queue", "key"):
+        assert f"no {thing} of a classmate" in page, thing
+    assert "FOUND A" not in page

@@ -36,6 +36,20 @@ MISTAKES = {
         },
         "fails": {"q1_check": "runs forward on its own shard only"},
     },
+    # Q1: the whole batch through the layers as plain functions, no communication: no module ran
+    # forward (and the other ranks' rows are NaN in each rank, so the gradients are too).
+    "ex14-q1-functional-whole-batch": {
+        "answers": {
+            "q1_answer": """def rank_grads(rank, world_size, model, x, y):
+    h = x
+    for layer in model:
+        h = nn.functional.linear(h, layer.weight, layer.bias) if isinstance(layer, nn.Linear) else torch.tanh(h)
+    nn.functional.mse_loss(h, y).backward()
+    return {name: p.grad for name, p in model.named_parameters()}
+"""
+        },
+        "fails": {"q1_check": "runs forward on its own shard only"},
+    },
     # Q2: one all-reduce per parameter instead of per bucket.
     "ex14-q2-per-parameter": {
         "answers": {

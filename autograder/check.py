@@ -111,16 +111,8 @@ def call(fn: Callable, *args, **kwargs) -> Any:
         first = str(error).splitlines()[0] if str(error) else ""
         explained = explain(error)  # an autograd error also gets its cause in learner terms
         cause = f"\n{explained.cause}" if explained.kind != "unknown" else ""
-        if isinstance(error, NameError) or getattr(error, "type_name", "") == "NameError":
-            cause = f"\n{_NOT_DEFINED}"
         where = _learner_line(error.__traceback__)
         raise CheckFailed(f"{name} raised {type(error).__name__}: {first}{where}{cause}") from None
-
-
-_NOT_DEFINED = (
-    "Run the answer cells above this check first, top to bottom: a name is defined only once its cell "
-    "has run, and an answer cell that still raises NotImplementedError defines nothing."
-)
 
 
 def _unanswered(error: BaseException) -> str | None:

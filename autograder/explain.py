@@ -34,6 +34,7 @@ _HEADLINE = {
     "changed": "the graph was changed behind autograd's back",
     "kept alive": "the graph is kept alive behind autograd's back",
     "usage": "an autograd call was used the wrong way",
+    "notebook": "a cell ran before the cell it needs",
     "unknown": "not an autograd error this explainer knows",
 }
 

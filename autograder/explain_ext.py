@@ -2,7 +2,8 @@
 
 Loading installs two hooks, and ``%unload_ext autograder`` puts back what was there before:
 
-* a custom exception handler for ``RuntimeError`` and ``ValueError`` (``InteractiveShell.set_custom_exc``) that first
+* a custom exception handler for ``RuntimeError``, ``ValueError`` and ``NameError``
+  (``InteractiveShell.set_custom_exc``) that first
   shows the usual traceback (``showtraceback``), then the explanation when ``explain`` knows it;
 * a wrapper around ``warnings.showwarning`` that shows the warning as before, then its explanation.
 
@@ -73,9 +74,10 @@ def load_ipython_extension(ip) -> None:
         return
     _state.update(on=True, custom_exc=(ip.custom_exceptions, ip.CustomTB), showwarning=warnings.showwarning)
     # Autograd's errors are RuntimeErrors; a few of PyTorch's (DDP outside a process group,
-    # GradScaler on float16 parameters) are ValueErrors. Not (Exception,): IPython would then also
-    # route syntax errors of a cell through the handler, and show them with its own frames.
-    ip.set_custom_exc((RuntimeError, ValueError), _show_error)
+    # GradScaler on float16 parameters) are ValueErrors; a NameError is a cell run too early. Not
+    # (Exception,): IPython would then also route syntax errors of a cell through the handler, and
+    # show them with its own frames.
+    ip.set_custom_exc((RuntimeError, ValueError, NameError), _show_error)
     warnings.showwarning = _showwarning
 
 

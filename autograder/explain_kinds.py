@@ -32,6 +32,7 @@ func (ch 12)   ``vmap_item``, ``vmap_control_flow``, ``vmap_inplace``, ``backwar
 compile (13)   ``compile_builtin``, ``compile_item``, ``compile_data_dependent``,
                ``compile_retain_grad`` (usage): Dynamo's graph breaks, errors under fullgraph=True
 DDP (ch 14)    ``ddp_ready_twice``, ``ddp_unused_parameters``, ``ddp_no_process_group`` (usage)
+notebook       ``name_not_defined``: not autograd's, a cell ran before the cell that defines a name
 unknown        ``unknown``: anything else
 =============  ====================================================================================
 
@@ -627,6 +628,18 @@ KINDS.update(
             "from the model, or make every output take part in the loss.",
         ),
     }
+)
+# Not autograd's, but the first error of many a notebook session: a cell run before the cell that
+# defines what it uses (in an exercise, a check cell run before its answer cell).
+KINDS["name_not_defined"] = Kind(
+    "notebook",
+    r"name '(?P<name>\w+)' is not defined",
+    ("notebooks/00_start.ipynb", "check an answer"),
+    "{name} is not defined in this kernel (yet): the cell that defines it has not run since the kernel "
+    "started, or it raised before defining it (an answer cell that still raises NotImplementedError "
+    "defines nothing).",
+    "Run the cells above this one, top to bottom (Run > Run All Above Selected Cell), then this cell "
+    "again; if {name} is yours, check its spelling in the cell that defines it.",
 )
 UNKNOWN = Kind(
     "unknown",

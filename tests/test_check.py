@@ -248,7 +248,7 @@ def test_a_name_not_defined_says_to_run_the_answer_cells_first():
     def derivatives():
         return StableSoftplus  # noqa: F821 -- the point: not defined
 
-    with pytest.raises(check.CheckFailed, match="Run the answer cells above this check first"):
+    with pytest.raises(check.CheckFailed, match="the cell that defines it has not run"):
         check.call(derivatives)
 
 

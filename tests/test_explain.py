@@ -972,7 +972,8 @@ SHELL_SCRIPT = textwrap.dedent("""
     ip.run_line_magic("load_ext", "autograder")
     VALUE_ERROR = "torch.distributed.barrier()"  # outside a process group: a ValueError
     run("loaded", [("error", ERROR), ("other", "1 / 0"), ("warning", WARNING),
-                   ("syntax", "x = (1,"), ("value error", VALUE_ERROR), ("other value error", "int('x')")])
+                   ("syntax", "x = (1,"), ("value error", VALUE_ERROR), ("other value error", "int('x')"),
+                   ("name error", "count_casts(1)")])
     ip.run_line_magic("unload_ext", "autograder")
     run("unloaded", [("error", ERROR), ("warning", WARNING)])
     print("=== restored"); print(ip.custom_exceptions, warnings.showwarning.__module__)
@@ -1001,6 +1002,7 @@ def test_ipython_extension_adds_explanations_after_tracebacks_and_warnings():
     value_error = out["loaded value error"]  # PyTorch raises some (DDP, GradScaler) as ValueError
     assert "ValueError" in value_error and "(ddp_no_process_group)" in value_error
     assert "ValueError" in out["loaded other value error"] and explains not in out["loaded other value error"]
+    assert "NameError" in out["loaded name error"] and "(name_not_defined)" in out["loaded name error"]
     warning = err["loaded warning"]
     assert warning.index("UserWarning") < warning.index(explains) and "(nonleaf_grad)" in warning
     assert "RuntimeError" in out["unloaded error"] and explains not in out["unloaded error"]
@@ -1359,3 +1361,18 @@ def test_ddp_errors_come_back_from_the_ranks_and_are_explained():
         assert isinstance(error, RankError) and isinstance(error, RuntimeError)
         assert explain(error).kind == kind
     _ddp(False, True)()
+
+
+# ---------------------------------------------------------------- not autograd's: a cell run too early
+FAMILY["name_not_defined"] = "notebook"
+TINY["name_not_defined"] = lambda: count_casts  # noqa: F821 -- the point: an answer cell not run yet
+
+
+def test_a_name_not_defined_says_which_cell_to_run():
+    """Is a NameError (a check cell run before its answer cell) explained as a cell run too early,
+    naming the missing name and linking the start page's 'How to check an answer'?"""
+    e = explain(raised(TINY["name_not_defined"]))
+    assert (e.kind, e.family) == ("name_not_defined", "notebook")
+    assert "count_casts is not defined" in e.cause and "Run the cells above" in e.fix
+    where, anchor = e.lesson.split("#")
+    assert where == "notebooks/00_start.ipynb" and "check-an-answer" in anchor.lower()

@@ -28,6 +28,7 @@ import contextlib
 import linecache
 import os
 import re
+import textwrap
 import traceback
 import warnings
 from collections.abc import Callable, Mapping
@@ -72,7 +73,15 @@ class CheckFailed(AssertionError):
     def _render_traceback_(self) -> list[str]:
         # IPython shows this instead of a traceback: the message is the whole story, and the
         # checker's own frame (never hidden by IPython, since it raised) would show a machine path.
-        return [f"CheckFailed: {self}"]
+        # Lines are wrapped at spaces here: JupyterLab breaks an error output's long lines anywhere,
+        # even inside a word ("atol=1e-0|5").
+        lines = []
+        for line in f"CheckFailed: {self}".splitlines():
+            indent = line[: len(line) - len(line.lstrip())] + "  "
+            lines += textwrap.wrap(
+                line, 88, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+            ) or [""]
+        return lines
 
 
 @contextlib.contextmanager

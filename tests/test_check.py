@@ -203,6 +203,15 @@ def test_a_failed_check_shows_in_ipython_as_its_message_without_the_checkers_fra
     assert "check.py" not in shown.stdout + shown.stderr
 
 
+def test_a_failed_checks_long_lines_are_wrapped_at_spaces():
+    """Is a failed check's message shown in lines of at most 88 characters, broken at spaces (an
+    error output in JupyterLab would break longer lines inside words), with every word kept?"""
+    long = "0.weight is exactly 2x the expected value: " + "the gradients were summed over the ranks " * 4
+    shown = check.CheckFailed(long)._render_traceback_()
+    assert max(map(len, shown)) <= 88 and len(shown) > 1
+    assert " ".join(" ".join(shown).split()) == " ".join(f"CheckFailed: {long}".split())
+
+
 def test_unanswered_function_called_through_a_helper_is_named_not_the_helper():
     """When a check calls the learner's function through a helper of the check cell, does the
     message name the learner's function (the one still raising NotImplementedError)?"""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import html
+import re
 from functools import lru_cache
 
 import nbformat
@@ -18,9 +19,15 @@ from .redact import redact
 __all__ = ["feedback_notebook", "feedback_html"]
 
 
+def _question(grade_id: str) -> str:
+    """A test cell's name for a learner: "Question 2" for ``q2_check``, else the grade id."""
+    found = re.fullmatch(r"q(\d+)_check", grade_id)
+    return f"Question {found.group(1)}" if found else grade_id
+
+
 def _summary(result: Result) -> str:
     rows = "\n".join(
-        f"| {q.grade_id} | {q.score:g} / {q.points:g} | "
+        f"| {_question(q.grade_id)} | {q.score:g} / {q.points:g} | "
         f"{html.escape(q.message.splitlines()[0]) if q.message else 'passed'} |"
         for q in result.questions
     )

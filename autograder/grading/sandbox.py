@@ -33,7 +33,7 @@ from pathlib import Path
 
 from .limits import Limits
 
-__all__ = ["Sandbox", "SandboxError", "sandbox_problem", "bwrap_command"]
+__all__ = ["Sandbox", "SandboxError", "sandbox_problem", "bwrap_command", "memory_cgroup_available"]
 
 _START_TIMEOUT = 120.0  # seconds for the fork server to import torch (2-4 s; slow machines, cold disks)
 _ANSWER_TIMEOUT = 10.0  # seconds for a fork or reap request
@@ -186,11 +186,32 @@ def _own_processes() -> int:
     return count
 
 
+def _cgroup_parents(controller: str) -> list[Path]:
+    """Where a new cgroup of ``controller`` may go, best first: inside this process's own cgroup
+    (so that the limits of whatever runs the grader still hold, and where a container manager
+    delegates only that one), then the hierarchy's root; cgroup v1 (``/sys/fs/cgroup/<controller>``)
+    before v2 (``/sys/fs/cgroup``). Read from ``/proc/self/cgroup``: ``id:controllers:path``."""
+    own = {}
+    try:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            for name in controllers.split(",") if controllers else ["v2"]:
+                own[name] = path.lstrip("/")
+    except (OSError, ValueError):
+        pass
+    parents = []
+    for root, key in ((Path(f"/sys/fs/cgroup/{controller}"), controller), (Path("/sys/fs/cgroup"), "v2")):
+        if own.get(key):
+            parents.append(root / own[key])
+        parents.append(root)
+    return parents
+
+
 def _new_cgroup(controller: str, settings: dict[str, int]) -> Path | None:
     """A new cgroup of ``controller`` ("pids", "memory") with ``settings`` written into it (the
     first file of each pair of alternatives that exists: cgroup v1 or v2), or None where this
     process may not make one."""
-    for base in (Path(f"/sys/fs/cgroup/{controller}"), Path("/sys/fs/cgroup")):
+    for base in _cgroup_parents(controller):
         if (base / "cgroup.procs").exists() and os.access(base, os.W_OK):
             group = base / f"autograder-{controller}-{os.getpid()}-{id(object())}"
             try:
@@ -228,6 +249,19 @@ def _cgroups(limits: Limits) -> list[Path]:
                 except OSError:
                     pass
     return [g for g in groups if g is not None]
+
+
+def memory_cgroup_available() -> bool:
+    """Whether grading here can bound all processes of a container together: true only as root on
+    a machine whose cgroup ``memory`` controller (v1 or v2) this process may write to. Where it is
+    false, ``Limits.memory`` (RLIMIT_AS) bounds each process of a submission alone. Never raises."""
+    if os.getuid() != 0:
+        return False
+    group = _new_cgroup("memory", {"memory.limit_in_bytes|memory.max": 2**30})
+    if group is None:
+        return False
+    _remove_cgroup(group)
+    return True
 
 
 def _remove_cgroup(group: Path, seconds: float = 5.0) -> None:

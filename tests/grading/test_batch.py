@@ -85,3 +85,17 @@ def test_a_sandbox_that_cannot_start_stops_grading_with_its_reason(small_class, 
     with pytest.raises(SandboxUnavailable, match="execvp /no/such/python"):
         grade_class(submitted, tmp_path / "out", solutions, jobs=1, progress=False)
     assert not (tmp_path / "out" / "grades.csv").exists()
+
+
+@needs_sandbox
+def test_the_grade_command_says_when_memory_is_bounded_per_process_only(small_class, tmp_path, monkeypatch, capsys):
+    """Where no memory cgroup can be made (not root, or a read-only controller), does `grade` tell
+    the instructor that --memory-limit bounds each process alone, and still grade?"""
+    from autograder.__main__ import main
+
+    solutions, submitted = small_class
+    monkeypatch.setattr(sandbox, "memory_cgroup_available", lambda: False)
+    assert main(["grade", str(submitted), "--solutions", str(solutions), "--out", str(tmp_path / "out"), "--jobs", "1"]) == 0
+    said = capsys.readouterr().out
+    assert "no memory cgroup" in said and "bounds each process of a submission alone" in said
+    assert (tmp_path / "out" / "grades.csv").exists()

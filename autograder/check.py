@@ -111,7 +111,7 @@ def call(fn: Callable, *args, **kwargs) -> Any:
     except CheckFailed:
         raise
     except Exception as error:  # noqa: BLE001 -- learner code may raise anything; report it, in one line
-        name = getattr(fn, "__name__", "your code")
+        name = _raising_function(error.__traceback__, fn)
         unanswered = _unanswered(error)
         if unanswered is not None:
             raise CheckFailed(
@@ -160,6 +160,20 @@ def _is_learner_file(filename: str) -> bool:
         # the course's tests) is a learner's cell
         return filename.startswith("<") and filename.endswith("_answer>")
     return not os.path.abspath(filename).startswith(_NOT_LEARNER)
+
+
+def _raising_function(tb, fn: Callable) -> str:
+    """The name of the learner's function that raised: ``fn``'s, unless ``fn`` is a helper of the
+    check cell that called the learner's function (then the innermost frame of another notebook
+    cell, the answer cell). Where nothing tells, ``fn``'s name."""
+    name = getattr(fn, "__name__", "your code")
+    home = getattr(getattr(fn, "__code__", None), "co_filename", None)
+    for frame, _ in traceback.walk_tb(tb):
+        code = frame.f_code
+        if home is not None and code.co_filename != home and _is_learner_file(code.co_filename):
+            if not code.co_name.startswith("<"):
+                name = getattr(code, "co_qualname", code.co_name).split("<locals>.")[-1]
+    return name
 
 
 def _learner_line(tb) -> str:

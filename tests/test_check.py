@@ -270,3 +270,16 @@ def test_grads_gives_one_diagnosis_for_a_mistake_shared_by_several_gradients():
     message = str(info.value)
     assert message.count("exactly 2x") == 1 and "(the same for b, c)" in message
     check.grads(expected, expected, name="gradients of rank 0")
+
+
+def test_an_error_in_the_learners_function_called_through_a_helper_names_that_function():
+    """When a check cell's helper calls the learner's function, which raises, does the message name
+    the learner's function (defined in another cell) and its line, not the check's helper?"""
+    cells = {}
+    answer = "def scaled_step():\n    raise RuntimeError('unscale_() is being called after step().')\n"
+    helper = "def run(step):\n    return step()\n"
+    exec(compile(answer, "<q3_answer>", "exec"), cells)
+    exec(compile(helper, "<q3_check>", "exec"), cells)
+    with pytest.raises(check.CheckFailed, match=r"^scaled_step raised RuntimeError: unscale_") as info:
+        check.call(cells["run"], cells["scaled_step"])
+    assert "run raised" not in str(info.value)

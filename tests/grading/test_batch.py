@@ -95,7 +95,10 @@ def test_the_grade_command_says_when_memory_is_bounded_per_process_only(small_cl
 
     solutions, submitted = small_class
     monkeypatch.setattr(sandbox, "memory_cgroup_available", lambda: False)
-    assert main(["grade", str(submitted), "--solutions", str(solutions), "--out", str(tmp_path / "out"), "--jobs", "1"]) == 0
+    assert (
+        main(["grade", str(submitted), "--solutions", str(solutions), "--out", str(tmp_path / "out"), "--jobs", "1"])
+        == 0
+    )
     said = capsys.readouterr().out
     assert "no memory cgroup" in said and "bounds each process of a submission alone" in said
     assert (tmp_path / "out" / "grades.csv").exists()

@@ -172,7 +172,8 @@ print("killed:", sum(os.WIFSIGNALED(e) and os.WTERMSIG(e) == signal.SIGKILL for 
 
 
 @pytest.mark.skipif(
-    not memory_cgroup_available(), reason="this machine lets the grader make no memory cgroup (root and a writable controller needed)"
+    not memory_cgroup_available(),
+    reason="this machine lets the grader make no memory cgroup (root and a writable controller needed)",
 )
 def test_a_submissions_processes_together_stay_within_the_containers_memory(sandbox_available):
     """RLIMIT_AS bounds each process alone: do four forks of 400 MiB each, together over the

@@ -21,8 +21,8 @@ def _table(rows: list[dict]) -> str:
 
 def _grade(args) -> int:
     from .grading.batch import SandboxUnavailable, grade_class
+    from .grading.cgroups import memory_cgroup_available
     from .grading.limits import Limits
-    from .grading.sandbox import memory_cgroup_available
 
     out = Path(args.out)
     with tempfile.TemporaryDirectory(prefix="demo-class-") as tmp:

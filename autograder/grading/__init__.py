@@ -4,6 +4,8 @@ assemble    the notebook to grade: the instructor's source with the learner's an
 references  test cells with their REFERENCE regions withheld (what a learner's process receives)
 limits      the limits a submission runs under (one object, from the command line down)
 sandbox     a bubblewrap container around a warm fork server, seen from the grader
+cgroups     as root, the pids and memory cgroups that bound a container's processes together
+ipc         System V objects and keyrings a submission leaves behind, removed
 forkserver  the fork server inside the container, and the submission process it forks
 runner      run a notebook's cells, one at a time, in a fresh submission process
 values      checked values and records as plain JSON (how they cross back)

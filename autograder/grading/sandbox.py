@@ -9,7 +9,7 @@ the rest of the checkout nor the home folder. It writes only to its own ``/tmp``
 ``Limits.tmp_size`` bytes), emptied after every submission. When grading as root, the container
 also goes into a ``pids`` cgroup, where the kernel limits processes (RLIMIT_NPROC does not bind
 root; as another user, RLIMIT_NPROC does), and a ``memory`` cgroup that bounds all its processes
-together (``Limits.container_memory``; RLIMIT_AS bounds each one alone).
+together (``Limits.container_memory``; RLIMIT_AS bounds each one alone); see ``cgroups.py``.
 
 :class:`Sandbox` starts one container per grading thread, once; :meth:`Sandbox.open_channel`
 forks a submission process in it and returns the grader's end of that process's channel;
@@ -27,13 +27,13 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from .cgroups import container_cgroups, remove_cgroup
 from .limits import Limits
 
-__all__ = ["Sandbox", "SandboxError", "sandbox_problem", "bwrap_command", "memory_cgroup_available"]
+__all__ = ["Sandbox", "SandboxError", "sandbox_problem", "bwrap_command"]
 
 _START_TIMEOUT = 120.0  # seconds for the fork server to import torch (2-4 s; slow machines, cold disks)
 _ANSWER_TIMEOUT = 10.0  # seconds for a fork or reap request
@@ -186,105 +186,6 @@ def _own_processes() -> int:
     return count
 
 
-def _cgroup_parents(controller: str) -> list[Path]:
-    """Where a new cgroup of ``controller`` may go, best first: inside this process's own cgroup
-    (so that the limits of whatever runs the grader still hold, and where a container manager
-    delegates only that one), then the hierarchy's root; cgroup v1 (``/sys/fs/cgroup/<controller>``)
-    before v2 (``/sys/fs/cgroup``). Read from ``/proc/self/cgroup``: ``id:controllers:path``."""
-    own = {}
-    try:
-        for line in Path("/proc/self/cgroup").read_text().splitlines():
-            _, controllers, path = line.split(":", 2)
-            for name in controllers.split(",") if controllers else ["v2"]:
-                own[name] = path.lstrip("/")
-    except (OSError, ValueError):
-        pass
-    parents = []
-    for root, key in ((Path(f"/sys/fs/cgroup/{controller}"), controller), (Path("/sys/fs/cgroup"), "v2")):
-        if own.get(key):
-            parents.append(root / own[key])
-        parents.append(root)
-    return parents
-
-
-def _new_cgroup(controller: str, settings: dict[str, int]) -> Path | None:
-    """A new cgroup of ``controller`` ("pids", "memory") with ``settings`` written into it (the
-    first file of each pair of alternatives that exists: cgroup v1 or v2), or None where this
-    process may not make one."""
-    for base in _cgroup_parents(controller):
-        if (base / "cgroup.procs").exists() and os.access(base, os.W_OK):
-            group = base / f"autograder-{controller}-{os.getpid()}-{id(object())}"
-            try:
-                group.mkdir()
-                for names, value in settings.items():
-                    written = [name for name in names.split("|") if (group / name).exists()]
-                    if not written:
-                        raise OSError(f"no {names} in {group}")
-                    (group / written[0]).write_text(str(value))
-                return group
-            except OSError:
-                try:
-                    group.rmdir()
-                except OSError:
-                    pass
-    return None
-
-
-def _cgroups(limits: Limits) -> list[Path]:
-    """As root, the cgroups a container goes into: ``pids`` (RLIMIT_NPROC does not bind root;
-    threads count) and, with a memory limit, ``memory`` for all its processes together (RLIMIT_AS
-    bounds each process alone: a submission's forks, or memory it left in shared segments, would
-    add up). Each is left out where the machine has no such controller to write to."""
-    groups = [_new_cgroup("pids", {"pids.max": limits.processes + 8})]
-    if limits.container_memory is not None:
-        total = limits.container_memory
-        # v1: the limit, then memory+swap (no swapping past it, where swap accounting exists);
-        # v2: memory.max and no swap.
-        settings = {"memory.limit_in_bytes|memory.max": total}
-        groups.append(_new_cgroup("memory", settings))
-        if groups[-1] is not None:
-            for name, value in (("memory.memsw.limit_in_bytes", total), ("memory.swap.max", 0)):
-                try:
-                    (groups[-1] / name).write_text(str(value))
-                except OSError:
-                    pass
-    return [g for g in groups if g is not None]
-
-
-def memory_cgroup_available() -> bool:
-    """Whether grading here can bound all processes of a container together: true only as root on
-    a machine whose cgroup ``memory`` controller (v1 or v2) this process may write to. Where it is
-    false, ``Limits.memory`` (RLIMIT_AS) bounds each process of a submission alone. Never raises."""
-    if os.getuid() != 0:
-        return False
-    group = _new_cgroup("memory", {"memory.limit_in_bytes|memory.max": 2**30})
-    if group is None:
-        return False
-    _remove_cgroup(group)
-    return True
-
-
-def _remove_cgroup(group: Path, seconds: float = 5.0) -> None:
-    """Kill what is left in ``group`` and remove it: a cgroup can be removed only once its last
-    process is gone, which takes a moment after SIGKILL. Never raises."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            pids = (group / "cgroup.procs").read_text().split()
-        except OSError:
-            return
-        for pid in pids:
-            try:
-                os.kill(int(pid), signal.SIGKILL)
-            except (ProcessLookupError, ValueError):
-                pass
-        try:
-            group.rmdir()
-            return
-        except OSError:
-            time.sleep(0.02)
-
-
 class Sandbox:
     """One warm fork server, in a bubblewrap container (``sandboxed=True``) or not.
 
@@ -309,7 +210,7 @@ class Sandbox:
         )
         env = None if self.sandboxed else dict(os.environ, MPLBACKEND="Agg")
         if self.sandboxed and os.getuid() == 0:
-            self._cgroups = _cgroups(self.limits)
+            self._cgroups = container_cgroups(self.limits)
         for group in self._cgroups:  # join them before bwrap starts, so that everything inside is in them
             command = ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(group / "cgroup.procs"), *command]
         self._process = subprocess.Popen(
@@ -407,7 +308,7 @@ class Sandbox:
                 self._process.stderr.close()
             self._process = None
         for group in self._cgroups:
-            _remove_cgroup(group)
+            remove_cgroup(group)
         self._cgroups = []
         if self._tmp:
             shutil.rmtree(self._tmp, ignore_errors=True)

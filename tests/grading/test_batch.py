@@ -7,7 +7,7 @@ import hashlib
 import nbformat
 import pytest
 
-from autograder.grading import batch, sandbox
+from autograder.grading import batch, cgroups, sandbox
 from autograder.grading.batch import CSV_COLUMNS, SandboxUnavailable, grade_class
 
 from .conftest import needs_sandbox, submission_of
@@ -94,7 +94,7 @@ def test_the_grade_command_says_when_memory_is_bounded_per_process_only(small_cl
     from autograder.__main__ import main
 
     solutions, submitted = small_class
-    monkeypatch.setattr(sandbox, "memory_cgroup_available", lambda: False)
+    monkeypatch.setattr(cgroups, "memory_cgroup_available", lambda: False)
     assert (
         main(["grade", str(submitted), "--solutions", str(solutions), "--out", str(tmp_path / "out"), "--jobs", "1"])
         == 0

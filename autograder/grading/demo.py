@@ -1,8 +1,11 @@
 """The demo class: submissions built from the release, the solutions and typical mistakes.
 
-Students: ``correct`` (every answer is the solution's), ``blank`` (the release, untouched) and,
-per assignment, one student per entry of :data:`mistakes.MISTAKES` whose answers are the
-solution's except the mistaken ones. Built fresh each time, so it never goes stale.
+Students: ``correct`` (every answer is the solution's), ``blank`` (every answer is the release's
+stub, ``raise NotImplementedError()``) and, per assignment, one student per entry of
+:data:`mistakes.MISTAKES` whose answers are the solution's except the mistaken ones. Every answer
+cell is set from ``solutions/`` (nbgrader's own ``ClearSolutions`` makes the stubs), so answers a
+learner wrote into ``exercises/`` never reach the demo class; built fresh each time, so it never
+goes stale.
 """
 
 from __future__ import annotations
@@ -12,13 +15,14 @@ import re
 from pathlib import Path
 
 import nbformat
+from nbgrader.preprocessors import ClearSolutions
 
 from ..lessons import COURSE_ROOT
 from .assemble import grade_id, is_answer, is_test
 from .batch import load_sources
 from .mistakes import MISTAKES
 
-__all__ = ["solution_answer", "build_demo_class"]
+__all__ = ["solution_answer", "release_answers", "build_demo_class"]
 
 _MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[^\n]*\n?", re.MULTILINE)
 
@@ -29,11 +33,20 @@ def solution_answer(source_cell_text: str) -> str:
     return _MARKER.sub("", source_cell_text)
 
 
+def release_answers(source: nbformat.NotebookNode) -> dict[str, str]:
+    """``{answer grade_id: text}`` of an unanswered release: each answer cell of the nbgrader
+    ``source`` with its solution replaced by nbgrader's stub (as ``generate_assignment`` does)."""
+    cleared, _ = ClearSolutions().preprocess(copy.deepcopy(source), {"language": "python"})
+    return {grade_id(c): c.source for c in cleared.cells if is_answer(c)}
+
+
 def _submission(release: nbformat.NotebookNode, answers: dict[str, str]) -> nbformat.NotebookNode:
     nb = copy.deepcopy(release)
     for cell in nb.cells:
         if is_answer(cell) and grade_id(cell) in answers:
             cell.source = answers[grade_id(cell)]
+        if cell.cell_type == "code":  # outputs a learner's run left in exercises/
+            cell.outputs, cell.execution_count = [], None
     return nb
 
 
@@ -49,10 +62,10 @@ def build_demo_class(target: Path, root: Path = COURSE_ROOT) -> dict[tuple[str, 
         release = nbformat.read(root / "exercises" / assignment / name, as_version=4)
         solution = {grade_id(c): solution_answer(c.source) for c in source.cells if is_answer(c)}
         tests = [grade_id(c) for c in source.cells if is_test(c)]
-        students = {"correct": ({}, {}), "blank": (None, dict.fromkeys(tests, ""))}
+        students = {"correct": ({}, {}), "blank": (release_answers(source), dict.fromkeys(tests, ""))}
         students.update({s: (m["answers"], m["fails"]) for s, m in MISTAKES.get(assignment, {}).items()})
         for student, (answers, fails) in students.items():
-            nb = release if answers is None else _submission(release, {**solution, **answers})
+            nb = _submission(release, {**solution, **answers})
             path = target / student / assignment / name
             path.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(nb, path)

@@ -636,8 +636,7 @@ KINDS["name_not_defined"] = Kind(
     r"name '(?P<name>\w+)' is not defined",
     ("notebooks/00_start.ipynb", "check an answer"),
     "{name} is not defined in this kernel (yet): the cell that defines it has not run since the kernel "
-    "started, or it raised before defining it (an answer cell that still raises NotImplementedError "
-    "defines nothing).",
+    "started (a restart forgets every name), or it raised before reaching the line that defines it.",
     "Run the cells above this one, top to bottom (Run > Run All Above Selected Cell), then this cell "
     "again; if {name} is yours, check its spelling in the cell that defines it.",
 )

@@ -71,27 +71,29 @@ def precision_facts(
     }
 
 
-def _cells(facts: dict) -> tuple:
-    """(output dtype, casts, saved bytes) of one run, or dashes after an error."""
-    if facts["error"]:
-        return ("dtype error", "-", "-")
-    return (facts["output"], facts["casts"], facts["saved_bytes"])
-
-
 def precision_table(input_dtype: torch.dtype = torch.float32, input_requires_grad: bool = True) -> str:
     """For every op of :data:`OPS`: the output dtype, casts and saved bytes without autocast and
-    under CPU bfloat16 autocast (see :func:`precision_facts`), one row per op."""
+    under CPU bfloat16 autocast (see :func:`precision_facts`), one row per op. An op that raises
+    shows ``error [k]``; below the table, note ``[k]`` names the runs that raised it and gives
+    PyTorch's message (each message once)."""
+    notes: dict[str, list[str]] = {}  # PyTorch's message -> the runs that raised it, in table order
+
+    def cells(facts: dict, op: str, mode: str) -> tuple:
+        if not facts["error"]:
+            return (facts["output"], facts["casts"], facts["saved_bytes"])
+        runs = notes.setdefault(facts["error"], [])
+        runs.append(f"{op} ({mode})")
+        return (f"error [{list(notes).index(facts['error']) + 1}]", "-", "-")
+
     rows = [("op", "fp32: out", "saved B", "autocast: out", "casts", "saved B")]
-    facts = []
     for op in OPS:
-        plain = precision_facts(op, input_dtype, False, input_requires_grad)
-        auto = precision_facts(op, input_dtype, True, input_requires_grad)
-        facts += [plain, auto]
-        rows.append((op, *_cells(plain)[::2], *_cells(auto)))
+        plain = cells(precision_facts(op, input_dtype, False, input_requires_grad), op, "fp32")
+        auto = cells(precision_facts(op, input_dtype, True, input_requires_grad), op, "autocast")
+        rows.append((op, *plain[::2], *auto))
     grad = "requires grad" if input_requires_grad else "needs no grad"
     head = f"x: {str(input_dtype).removeprefix('torch.')}[4x8], {grad}; w: float32[8x8] parameter"
-    errors = sorted({f["error"] for f in facts if f["error"]})
-    return "\n".join([head, text_table(rows, align="<<><>"), *(f"RuntimeError: {e}" for e in errors)])
+    lines = [f"[{k}] {', '.join(runs)}: RuntimeError: {message}" for k, (message, runs) in enumerate(notes.items(), 1)]
+    return "\n".join([head, text_table(rows, align="<<><>"), *lines])
 
 
 def precision_explorer() -> widgets.Widget:

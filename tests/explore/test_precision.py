@@ -1,5 +1,7 @@
 """Does the explorer of chapter 11 show what CPU bfloat16 autocast does to dtypes, Nodes and saved bytes?"""
 
+import re
+
 import ipywidgets as widgets
 import torch
 
@@ -53,3 +55,13 @@ def test_table_and_widget_show_the_same_text():
     assert all(any(line.startswith(op + " ") for line in table.splitlines()) for op in OPS)
     assert isinstance(precision_explorer(), widgets.Widget)
     assert shown(precision_explorer) == table + "\n"
+
+
+def test_each_error_in_the_table_says_which_runs_raised_it():
+    """Does every 'error [k]' cell of the table have a note [k] below it naming that op and mode,
+    with PyTorch's message once?"""
+    table = precision_table(torch.bfloat16)
+    for k in sorted(set(re.findall(r"error \[(\d+)\]", table))):
+        (note,) = [line for line in table.splitlines() if line.startswith(f"[{k}] ")]
+        assert "(fp32)" in note and "RuntimeError: " in note
+    assert "[1] linear (fp32), matmul (fp32): RuntimeError: expected m1 and m2" in table

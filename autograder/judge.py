@@ -74,7 +74,9 @@ def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, s
     )
     if result.ok:
         return True, f"OK {name}"
-    shown = f"\n  expected: {expected} B\n  received: {received!r}" if options.get("show_values", True) else ""
+    # a number gets its unit; anything else (None, a tensor, a string) is shown as it came
+    got = f"{received} B" if isinstance(received, int) and not isinstance(received, bool) else repr(received)
+    shown = f"\n  expected: {expected} B\n  received: {got}" if options.get("show_values", True) else ""
     return False, result.message + shown
 
 

@@ -283,3 +283,14 @@ def test_an_error_in_the_learners_function_called_through_a_helper_names_that_fu
     with pytest.raises(check.CheckFailed, match=r"^scaled_step raised RuntimeError: unscale_") as info:
         check.call(cells["run"], cells["scaled_step"])
     assert "run raised" not in str(info.value)
+
+
+def test_a_wrong_byte_count_shows_both_figures_in_bytes():
+    """Does a failed byte check show the expected and the received figure each with its unit, and a
+    received value that is not a number as it came?"""
+    with pytest.raises(check.CheckFailed) as info:
+        check.nbytes(1760, 880, name="saved bytes")
+    assert "expected: 880 B\n  received: 1760 B" in str(info.value)
+    with pytest.raises(check.CheckFailed) as info:
+        check.nbytes("880", 880, name="saved bytes")
+    assert "received: '880'" in str(info.value)

@@ -157,7 +157,10 @@ def grade_notebook(
                 q.message = f"stopped: {stopped}"
             elif cell_run.error:
                 name, value = cell_run.error
-                q.message = f"{name}: {value}" if value else name
+                if name == "CheckFailed" and value:  # reads like the grader's own verdicts
+                    q.message = value
+                else:
+                    q.message = f"{name}: {value}" if value else name
             else:
                 q.message = verdict(cell_run.records, expected.get(q.grade_id, []))
             q.score = 0.0 if q.message else q.points

@@ -54,10 +54,11 @@ def test_wrong_answer_fails_with_the_message_only(source, expected, sandbox, tmp
 
 
 def test_visible_check_fails_in_the_learners_process(source, expected, sandbox, tmp_path):
-    """Does a check whose reference is not withheld fail in the cell itself, with its message?"""
+    """Does a check whose reference is not withheld fail in the cell itself, with its message (read
+    like a verdict of the grader's: no "CheckFailed:" in front)?"""
     result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, "def f():\n    return None")))
     assert result.score == 0
-    assert result.questions[0].message.startswith("CheckFailed: f() is not None is wrong")
+    assert result.questions[0].message.startswith("f() is not None is wrong")
     assert "f returned None" in result.questions[0].message
 
 

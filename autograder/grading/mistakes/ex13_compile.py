@@ -17,7 +17,7 @@ MISTAKES = {
     return {"a": 0, "b": 1, "c": 3, "d": 1, "e": 1, "f": 2, "g": 1, "h": 1}
 """
         },
-        "fails": {"q1_check": "graph breaks of c and d"},
+        "fails": {"q1_check": "a loop over range, a test on a shape) runs while tracing"},
     },
     # Q1: int(tensor) not recognised as .item().
     "ex13-q1-int-not-item": {
@@ -26,7 +26,16 @@ MISTAKES = {
     return {"a": 0, "b": 1, "c": 0, "d": 0, "e": 1, "f": 2, "g": 1, "h": 0}
 """
         },
-        "fails": {"q1_check": "graph breaks of e, f, g and h"},
+        "fails": {"q1_check": "int() or float() of a tensor"},
+    },
+    # Q1: one break per function that prints, however many times it prints.
+    "ex13-q1-one-break-per-print-function": {
+        "answers": {
+            "q1_answer": """def predicted_breaks():
+    return {"a": 0, "b": 1, "c": 0, "d": 0, "e": 1, "f": 1, "g": 1, "h": 1}
+"""
+        },
+        "fails": {"q1_check": "the graph ends at a print call"},
     },
     # Q2: every tensor a Node saves counted, not each storage once (eager), the compiled figure right.
     "ex13-q2-per-tensor": {

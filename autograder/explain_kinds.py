@@ -637,8 +637,10 @@ KINDS["name_not_defined"] = Kind(
     ("notebooks/00_start.ipynb", "check an answer"),
     "{name} is not defined in this kernel (yet): the cell that defines it has not run since the kernel "
     "started (a restart forgets every name), or it raised before reaching the line that defines it.",
-    "Run the cells above this one, top to bottom (Run > Run All Above Selected Cell), then this cell "
-    "again; if {name} is yours, check its spelling in the cell that defines it.",
+    "Run the cell that defines {name}, then this cell again: in a lesson, the cells above this one, top "
+    "to bottom (Run > Run All Above Selected Cell); in an exercise, the set-up cell at the top, the "
+    "question's answer cell and the code cell between its text and its answer, if it has one. If {name} "
+    "is yours, check its spelling in the cell that defines it.",
 )
 UNKNOWN = Kind(
     "unknown",

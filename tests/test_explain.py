@@ -1373,6 +1373,6 @@ def test_a_name_not_defined_says_which_cell_to_run():
     naming the missing name and linking the start page's 'How to check an answer'?"""
     e = explain(raised(TINY["name_not_defined"]))
     assert (e.kind, e.family) == ("name_not_defined", "notebook")
-    assert "count_casts is not defined" in e.cause and "Run the cells above" in e.fix
+    assert "count_casts is not defined" in e.cause and "Run the cell that defines count_casts" in e.fix
     where, anchor = e.lesson.split("#")
     assert where == "notebooks/00_start.ipynb" and "check-an-answer" in anchor.lower()

@@ -46,7 +46,8 @@ def _cause(result, received, expected, name: str) -> str:
     wrong for one reason have the same cause (each lacking the batch dimension, their shapes differ)."""
     first = result.message.splitlines()[0].removeprefix(name)
     if result.kind == "shape":
-        first = first.replace(f" has shape {tuple(received.shape)}, expected {tuple(expected.shape)}", " has shape ?", 1)
+        shapes = f" has shape {tuple(received.shape)}, expected {tuple(expected.shape)}"
+        first = first.replace(shapes, " has shape ?", 1)
     return first
 
 

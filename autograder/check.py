@@ -236,11 +236,17 @@ def grads(
     expected: Mapping[str, torch.Tensor],
     show_values: bool = True,
     name: str = "gradients",
-    hint: str = "",
+    hint: str | Mapping[str, str] = "",
     causes: Mapping | None = None,
 ) -> None:
-    """Check several named gradients (``{"w": tensor, "b": tensor}``); all must match. ``causes``
-    (as for :func:`tensor`) applies to each gradient; ``hint`` follows the list of problems.
+    """Check several named gradients (``{"w": tensor, "b": tensor}``); all must match (keys of
+    ``received`` that ``expected`` lacks are not judged). ``causes`` (as for :func:`tensor`)
+    applies to each gradient. Gradients wrong for the same cause get one message, which names the
+    others ("(the same for b, c)"; gradients of different shapes that each lack the same dimension
+    included); values are shown only for small tensors. ``hint`` follows the list of problems: a
+    sentence (always), or ``{kind: sentence}`` with kinds of
+    :func:`~autograder.compare.diagnose` (``"shape"``, ``"zeros"``, ...) or ``"missing"`` (a name
+    absent from ``received``), and ``"otherwise"``: only the sentences of the kinds found.
 
     Raises:
         CheckFailed: listing each name that is missing or wrong, with its diagnosis, then ``hint``.

@@ -13,34 +13,80 @@ from .compare import diagnose, diagnose_bytes
 __all__ = ["judge"]
 
 
-def _judge_tensor(received, expected, name: str, options: dict) -> tuple[bool, str]:
+# Values are shown only when both tensors are this small: a long list of floats buries the diagnosis.
+_SHOWN_AT_MOST = 8
+
+
+def _diagnose(received, expected, name: str, options: dict):
     tolerance = {k: options[k] for k in ("rtol", "atol", "allow_graph", "causes") if k in options}
-    result = diagnose(received, expected, name, **tolerance)
+    return diagnose(received, expected, name, **tolerance)
+
+
+def _shown(received, expected, options: dict) -> str:
+    """Both values, as two indented lines, when ``show_values`` and both hold at most
+    ``_SHOWN_AT_MOST`` numbers; otherwise empty."""
+    if (
+        options.get("show_values", True)
+        and isinstance(received, torch.Tensor)
+        and max(received.numel(), expected.numel()) <= _SHOWN_AT_MOST
+    ):
+        return f"\n  expected: {expected.detach().tolist()}\n  received: {received.detach().tolist()}"
+    return ""
+
+
+def _judge_tensor(received, expected, name: str, options: dict) -> tuple[bool, str]:
+    result = _diagnose(received, expected, name, options)
     if result.ok:
         return True, f"OK {name}"
-    message = result.message
-    if options.get("show_values", True) and isinstance(received, torch.Tensor) and received.numel() <= 8:
-        message += f"\n  expected: {expected.detach().tolist()}\n  received: {received.detach().tolist()}"
-    return False, message
+    return False, result.message + _shown(received, expected, options)
+
+
+def _cause(result, received, expected, name: str) -> str:
+    """What a gradient's diagnosis says apart from its name and, for a shape, its shapes: gradients
+    wrong for one reason have the same cause (each lacking the batch dimension, their shapes differ)."""
+    first = result.message.splitlines()[0].removeprefix(name)
+    if result.kind == "shape":
+        shapes = f" has shape {tuple(received.shape)}, expected {tuple(expected.shape)}"
+        first = first.replace(shapes, " has shape ?", 1)
+    return first
+
+
+def _grads_hint(hint, kinds: list[str]) -> str:
+    """``hint`` as given (a sentence: always), or, for a mapping ``{kind: sentence}``, the sentences
+    of the kinds found (``"otherwise"``: when none of them has one)."""
+    if not isinstance(hint, Mapping):
+        return str(hint or "")
+    found = [hint[kind] for kind in dict.fromkeys(kinds) if isinstance(hint.get(kind), str)]
+    return " ".join(found) if found else str(hint.get("otherwise", ""))
 
 
 def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, str]:
     if not isinstance(received, Mapping):
         return False, f"expected a dict with keys {sorted(expected)}, got {type(received).__name__}"
-    problems: dict[str, list] = {}  # diagnosis (the first line without the name) -> [message, names]
+    problems: dict[str, list] = {}  # cause -> [kind, message of the first, names]
     for key, want in expected.items():
-        ok, message = _judge_tensor(received.get(key), want, key, options)
-        if not ok:
-            diagnosis = message.splitlines()[0].removeprefix(key)
-            problems.setdefault(diagnosis, [message, []])[1].append(key)
-    # One message per diagnosis: four parameters summed instead of averaged are one mistake.
+        if key not in received:
+            kind, message, cause = "missing", f"{key} is missing from the dict", "missing"
+        else:
+            result = _diagnose(received[key], want, key, options)
+            if result.ok:
+                continue
+            kind, cause = result.kind, _cause(result, received[key], want, key)
+            message = result.message + _shown(received[key], want, options)
+        problems.setdefault(cause, [kind, message, []])[2].append(key)
+    if not problems:
+        return True, f"OK {name}: " + ", ".join(expected)
+    # One message per cause: four parameters summed instead of averaged are one mistake.
     lines = [
         message + (f"\n  (the same for {', '.join(names[1:])})" if names[1:] else "")
-        for message, names in problems.values()
+        for _, message, names in problems.values()
     ]
-    if options.get("hint") and lines:
-        lines.append(options["hint"])
-    return (False, "\n".join(lines)) if lines else (True, f"OK {name}: " + ", ".join(expected))
+    others = [str(key) for key in received if key not in expected]
+    if "missing" in problems and others:
+        listed = ", ".join(others[:_SHOWN_AT_MOST]) + (", ..." if len(others) > _SHOWN_AT_MOST else "")
+        lines.append(f"  (the dict's other keys: {listed})")
+    hint = _grads_hint(options.get("hint"), [kind for kind, _, _ in problems.values()])
+    return False, "\n".join(lines + ([hint] if hint else []))
 
 
 def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, str]:

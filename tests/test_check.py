@@ -112,7 +112,7 @@ def test_grads_reports_every_wrong_name():
     """Does check.grads list each wrong or missing gradient?"""
     with pytest.raises(check.CheckFailed) as info:
         check.grads({"w": -torch.ones(2)}, {"w": torch.ones(2), "b": torch.ones(1)})
-    assert "w has the opposite sign" in str(info.value) and "b is None" in str(info.value)
+    assert "w has the opposite sign" in str(info.value) and "b is missing from the dict" in str(info.value)
 
 
 def test_tensor_and_grads_pass_causes_to_the_diagnosis():
@@ -270,6 +270,25 @@ def test_grads_gives_one_diagnosis_for_a_mistake_shared_by_several_gradients():
     message = str(info.value)
     assert message.count("exactly 2x") == 1 and "(the same for b, c)" in message
     check.grads(expected, expected, name="gradients of rank 0")
+
+
+def test_grads_gives_one_short_diagnosis_for_gradients_that_each_lack_the_batch_dimension():
+    """When every gradient lacks the same leading dimension (a loss reduced over the batch before
+    grad), their shapes differ but the cause does not: does check.grads give the cause once, name
+    the others, show no long lists of values, and leave out a hint meant for missing names?"""
+    n = 6
+    expected = {"0.weight": torch.ones(n, 8, 4), "0.bias": torch.ones(n, 8), "2.bias": torch.ones(n, 1)}
+    received = {key: value[0] for key, value in expected.items()}
+    hint = {"missing": "Name them as named_parameters() does."}
+    with pytest.raises(check.CheckFailed) as info:
+        check.grads(received, expected, causes={"shape": "one gradient per sample"}, hint=hint)
+    message = str(info.value)
+    assert message.count("one gradient per sample") == 1 and "(the same for 0.bias, 2.bias)" in message
+    assert "expected: [" not in message and "named_parameters" not in message
+    with pytest.raises(check.CheckFailed) as info:  # a name missing: there the hint applies
+        check.grads({"w0": torch.ones(8, 4)}, {"0.weight": torch.ones(8, 4)}, hint=hint)
+    message = str(info.value)
+    assert "0.weight is missing" in message and "w0" in message and message.endswith(hint["missing"])
 
 
 def test_an_error_in_the_learners_function_called_through_a_helper_names_that_function():

@@ -59,7 +59,7 @@ def per_sample_bytes(model, batch_size):
     return batch_size * sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad)
 """
         },
-        "fails": {"q2_check": "one gradient per sample: a leading dimension of N"},
+        "fails": {"q2_check": "one gradient per sample needs a leading dimension of N"},
     },
     # Q2: the bytes predicted for every parameter, frozen ones included (visible model: right).
     "ex12-q2-bytes-of-frozen": {
@@ -107,7 +107,7 @@ def per_sample_bytes(model, batch_size):
     return torch.where(r > 0, r**2 * torch.log(r), torch.zeros_like(r))
 """
         },
-        "fails": {"q3_check": "a single torch.where still sends its unused branch a gradient of 0"},
+        "fails": {"q3_check": "where's backward sends the unused branch a gradient of 0"},
     },
     # Q3: the formula as written: NaN value (0 * -inf) and NaN gradient at 0.
     "ex12-q3-formula-as-written": {
@@ -117,7 +117,7 @@ def per_sample_bytes(model, batch_size):
     return r**2 * torch.log(r)
 """
         },
-        "fails": {"q3_check": "number of NaN or inf entries"},
+        "fails": {"q3_check": "0 * log(0) = 0 * (-inf), which is NaN"},
     },
     # Q2: a loop over the samples, one autograd.grad each (the check's own reference): right values, not torch.func.
     "ex12-q2-loop": {

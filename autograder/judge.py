@@ -81,7 +81,7 @@ def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, st
         message + (f"\n  (the same for {', '.join(names[1:])})" if names[1:] else "")
         for _, message, names in problems.values()
     ]
-    others = [str(key) for key in received if key not in expected]
+    others = [str(key)[:40] for key in received if key not in expected]  # the learner's keys, cut short
     if "missing" in problems and others:
         listed = ", ".join(others[:_SHOWN_AT_MOST]) + (", ..." if len(others) > _SHOWN_AT_MOST else "")
         lines.append(f"  (the dict's other keys: {listed})")

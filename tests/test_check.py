@@ -313,3 +313,13 @@ def test_a_wrong_byte_count_shows_both_figures_in_bytes():
     with pytest.raises(check.CheckFailed) as info:
         check.nbytes("880", 880, name="saved bytes")
     assert "received: '880'" in str(info.value)
+
+
+def test_a_learners_other_keys_are_listed_cut_short():
+    """When a name is missing from the learner's dict, are the dict's other keys listed, at most 8 and
+    each cut to 40 characters (a key can be anything a learner made, as long as they like)?"""
+    received = {f"{i}" + "x" * 1000: torch.ones(1) for i in range(20)}
+    with pytest.raises(check.CheckFailed) as info:
+        check.grads(received, {"w": torch.ones(1)}, name="gradients")
+    listed = str(info.value).split("other keys: ")[1].split(")")[0].split(", ")
+    assert listed[-1] == "..." and len(listed) == 9 and max(map(len, listed)) == 40

@@ -266,8 +266,8 @@ def diagnose(
             False,
             "multiple",
             f"{name} is exactly {k}x the expected value: gradients"
-            " accumulate in .grad, so were they zeroed between backward calls? (Or a"
-            f" loss was summed where a mean, or divided by {k}, was meant.)",
+            " accumulate in .grad, so were they zeroed between backward calls? Or the loss"
+            f" is {k}x too large: a sum where a mean was meant, or a division by {k} left out.",
             rel,
             s,
         )

@@ -323,3 +323,14 @@ def test_a_learners_other_keys_are_listed_cut_short():
         check.grads(received, {"w": torch.ones(1)}, name="gradients")
     listed = str(info.value).split("other keys: ")[1].split(")")[0].split(", ")
     assert listed[-1] == "..." and len(listed) == 9 and max(map(len, listed)) == 40
+
+
+def test_gradients_wrong_by_no_constant_factor_get_one_diagnosis():
+    """When several gradients are wrong by no constant factor (each with its own relative error),
+    is the cause said once, with "(the same for ...)", not once per gradient?"""
+    cause = "Not off by a constant factor: a local derivative is missing."
+    received = {"w": torch.tensor([1.0, 2.0, 3.0]), "b": torch.tensor([5.0, -1.0])}
+    expected = {"w": torch.tensor([1.0, -2.0, 3.5]), "b": torch.tensor([1.0, 2.0])}
+    with pytest.raises(check.CheckFailed) as info:
+        check.grads(received, expected, name="gradients", causes={"mismatch": cause})
+    assert str(info.value).count(cause) == 1 and "(the same for b)" in str(info.value)

@@ -3,6 +3,8 @@ adds (``ToCopyBackward0``, the casts) and the bytes the graph saves."""
 
 from __future__ import annotations
 
+import textwrap
+
 import ipywidgets as widgets
 import torch
 import torch.nn.functional as F
@@ -85,14 +87,18 @@ def precision_table(input_dtype: torch.dtype = torch.float32, input_requires_gra
         runs.append(f"{op} ({mode})")
         return (f"error [{list(notes).index(facts['error']) + 1}]", "-", "-")
 
-    rows = [("op", "fp32: out", "saved B", "autocast: out", "casts", "saved B")]
+    rows = [("op", "no autocast: out", "saved B", "autocast: out", "casts", "saved B")]
     for op in OPS:
-        plain = cells(precision_facts(op, input_dtype, False, input_requires_grad), op, "fp32")
+        plain = cells(precision_facts(op, input_dtype, False, input_requires_grad), op, "no autocast")
         auto = cells(precision_facts(op, input_dtype, True, input_requires_grad), op, "autocast")
         rows.append((op, *plain[::2], *auto))
     grad = "requires grad" if input_requires_grad else "needs no grad"
     head = f"x: {str(input_dtype).removeprefix('torch.')}[4x8], {grad}; w: float32[8x8] parameter"
-    lines = [f"[{k}] {', '.join(runs)}: RuntimeError: {message}" for k, (message, runs) in enumerate(notes.items(), 1)]
+    # wrapped here: JupyterLab breaks a long output line anywhere, inside words too
+    lines = [
+        textwrap.fill(f"[{k}] {', '.join(runs)}: RuntimeError: {message}", 88, subsequent_indent="    ")
+        for k, (message, runs) in enumerate(notes.items(), 1)
+    ]
     return "\n".join([head, text_table(rows, align="<<><>"), *lines])
 
 

@@ -36,8 +36,9 @@ def _summary(result: Result) -> str:
         f"Student **{html.escape(result.student_id)}**: **{result.score:g} / {result.max_score:g}** "
         f"points. Status: {html.escape(result.status)}.\n\n"
         f"| question | points | result |\n|:---|---:|:---|\n{rows}\n\n"
-        "Each check below shows what it printed; a failed check ends with the reason in "
-        "autograd terms. Hidden tests are not shown."
+        "Under each check cell, a line starting with Graded: gives its points and, for a failed check, the "
+        "reason in autograd terms (checks judged against the instructor's solution are reported only there). "
+        "Hidden tests are not shown."
     )
 
 

@@ -107,7 +107,7 @@ def per_sample_bytes(model, batch_size):
     return torch.where(r > 0, r**2 * torch.log(r), torch.zeros_like(r))
 """
         },
-        "fails": {"q3_check": "where's backward sends the unused branch a gradient of 0"},
+        "fails": {"q3_check": "torch.where's backward sends the unused branch a gradient of 0"},
     },
     # Q3: the formula as written: NaN value (0 * -inf) and NaN gradient at 0.
     "ex12-q3-formula-as-written": {

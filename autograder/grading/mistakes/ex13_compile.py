@@ -8,7 +8,7 @@ MISTAKES = {
     return {"a": 1, "b": 2, "c": 1, "d": 1, "e": 2, "f": 3, "g": 2, "h": 2}
 """
         },
-        "fails": {"q1_check": "graph breaks of a and b"},
+        "fails": {"q1_check": "(breaks, not graphs) of a and b"},
     },
     # Q1: every Python construct taken for a break: the loop over range() and the if on a shape.
     "ex13-q1-python-breaks": {
@@ -146,6 +146,6 @@ def predicted_breaks():
     return {name: graph_breaks(fn, torch.randn(8)).breaks for name, fn in FUNCTIONS.items()}
 """
         },
-        "fails": {"q1_check": "graph breaks of a and b"},
+        "fails": {"q1_check": "predicted break counts (breaks, not graphs) of a and b"},
     },
 }

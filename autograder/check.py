@@ -133,9 +133,7 @@ def _unanswered(error: BaseException) -> str | None:
     if isinstance(error, NotImplementedError) and not str(error):
         frames = [frame for frame, _ in traceback.walk_tb(error.__traceback__)]
         if frames and _is_learner_file(frames[-1].f_code.co_filename):
-            code = frames[-1].f_code
-            name = getattr(code, "co_qualname", code.co_name).split("<locals>.")[-1]  # Class.method
-            return "" if name.startswith("<") else name
+            return _function_name(frames[-1].f_code)
         return None
     if getattr(error, "type_name", "") == "NotImplementedError" and not getattr(error, "child_message", "-"):
         names = re.findall(r"line \d+, in (\S+)", getattr(error, "traceback", ""))
@@ -171,9 +169,15 @@ def _raising_function(tb, fn: Callable) -> str:
     for frame, _ in traceback.walk_tb(tb):
         code = frame.f_code
         if home is not None and code.co_filename != home and _is_learner_file(code.co_filename):
-            if not code.co_name.startswith("<"):
-                name = getattr(code, "co_qualname", code.co_name).split("<locals>.")[-1]
+            name = _function_name(code) or name
     return name
+
+
+def _function_name(code) -> str:
+    """The name of the function ``code`` runs, as its author wrote it (``Class.method``; no
+    ``outer.<locals>.``), or "" for a cell's own top-level code or a lambda ("<module>")."""
+    name = getattr(code, "co_qualname", code.co_name).split("<locals>.")[-1]
+    return "" if name.startswith("<") else name
 
 
 def _learner_line(tb) -> str:

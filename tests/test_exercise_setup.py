@@ -10,6 +10,7 @@ import symtable
 import nbformat
 import pytest
 
+from autograder.grading.assemble import grade_id
 from autograder.lessons import COURSE_ROOT
 
 EXERCISES = sorted(p.name for p in (COURSE_ROOT / "solutions").iterdir() if p.name.startswith("ex"))
@@ -17,15 +18,16 @@ EXERCISES = sorted(p.name for p in (COURSE_ROOT / "solutions").iterdir() if p.na
 SHOWN_IN_TEXT = ["ex05_inplace", "ex13_compile"]
 
 
+def release(exercise: str) -> nbformat.NotebookNode:
+    """The exercise as the learner gets it (hidden tests left out, answers unanswered)."""
+    return nbformat.read(COURSE_ROOT / "exercises" / exercise / f"{exercise}.ipynb", as_version=4)
+
+
 def code_cells(exercise: str) -> dict[str, str]:
-    """{grade_id: source} of the code cells of the release (what the learner runs: hidden tests
-    left out, answers unanswered), IPython's % lines left out."""
-    nb = nbformat.read(COURSE_ROOT / "exercises" / exercise / f"{exercise}.ipynb", as_version=4)
+    """{grade_id: source} of the release's code cells, IPython's % lines left out."""
     return {
-        cell.metadata["nbgrader"]["grade_id"]: "".join(
-            line for line in cell.source.splitlines(True) if not line.lstrip().startswith("%")
-        )
-        for cell in nb.cells
+        grade_id(cell): "".join(line for line in cell.source.splitlines(True) if not line.lstrip().startswith("%"))
+        for cell in release(exercise).cells
         if cell.cell_type == "code"
     }
 
@@ -77,9 +79,8 @@ def test_check_and_answer_cells_need_only_setup_answers_and_their_own_questions_
 def shown_definitions(exercise: str) -> dict[str, str]:
     """{name: ast dump} of the top-level functions and assignments in the ```python blocks of the
     exercise's markdown cells."""
-    nb = nbformat.read(COURSE_ROOT / "solutions" / exercise / f"{exercise}.ipynb", as_version=4)
     shown = {}
-    for cell in nb.cells:
+    for cell in release(exercise).cells:
         if cell.cell_type == "markdown":
             for block in cell.source.split("```python\n")[1:]:
                 shown.update(top_level(block.split("```")[0]))

@@ -16,6 +16,8 @@ from .limits import Limits
 
 __all__ = ["container_cgroups", "remove_cgroup", "memory_cgroup_available"]
 
+_MEMORY_LIMIT = "memory.limit_in_bytes|memory.max"  # cgroup v1 | v2: a memory cgroup's bound, in bytes
+
 
 def _cgroup_parents(controller: str) -> list[Path]:
     """Where a new cgroup of ``controller`` may go, best first: inside this process's own cgroup
@@ -69,10 +71,8 @@ def container_cgroups(limits: Limits) -> list[Path]:
     groups = [_new_cgroup("pids", {"pids.max": limits.processes + 8})]
     if limits.container_memory is not None:
         total = limits.container_memory
-        # v1: the limit, then memory+swap (no swapping past it, where swap accounting exists);
-        # v2: memory.max and no swap.
-        settings = {"memory.limit_in_bytes|memory.max": total}
-        groups.append(_new_cgroup("memory", settings))
+        # the limit, then (v1) memory+swap or (v2) no swap: no swapping past it, where swap is accounted
+        groups.append(_new_cgroup("memory", {_MEMORY_LIMIT: total}))
         if groups[-1] is not None:
             for name, value in (("memory.memsw.limit_in_bytes", total), ("memory.swap.max", 0)):
                 try:
@@ -88,7 +88,7 @@ def memory_cgroup_available() -> bool:
     false, ``Limits.memory`` (RLIMIT_AS) bounds each process of a submission alone. Never raises."""
     if os.getuid() != 0:
         return False
-    group = _new_cgroup("memory", {"memory.limit_in_bytes|memory.max": 2**30})
+    group = _new_cgroup("memory", {_MEMORY_LIMIT: 2**30})  # the file a real container's bound is written to
     if group is None:
         return False
     remove_cgroup(group)

@@ -105,3 +105,18 @@ def test_submission_file_is_never_modified(source, expected, sandbox, tmp_path):
     assert result.score == 2
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["answer.ipynb"], "files go to a temp folder"
+
+
+def test_a_forged_check_failure_that_reads_like_a_pass_still_scores_zero(source, expected, sandbox, tmp_path):
+    """A failed check's message now stands without "CheckFailed:" in front: can an answer that makes
+    the check cell raise its own CheckFailed, worded like a pass (or blank), earn the points?"""
+    for text in ("All checks passed.", " ", ""):
+        answer = (
+            "from autograder import check\n"
+            "class CheckFailed(Exception):\n    pass\n"
+            f"def _forged(*args, **kwargs):\n    raise CheckFailed({text!r})\n"
+            "check.value = _forged\n"
+            "def f():\n    return 2"
+        )
+        result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, answer)))
+        assert result.score == 0 and result.questions[0].message, text

@@ -12,6 +12,7 @@ values      checked values and records as plain JSON (how they cross back)
 verdict     a test cell's records judged against the solution's, matched by name
 grade_one   grade one submission; the solution's records
 status      every status string of grades.csv
+names       ids from submissions as data: checked, CSV cells without formulas, terminal text escaped
 feedback    the learner's feedback page (no hidden tests, no tracebacks)
 batch       a whole class in parallel: grades.csv and feedback pages
 nbgrader_cli  plain nbgrader commands on the course or a copy of it

@@ -1,0 +1,66 @@
+"""Names that come from submissions (student and assignment ids, file names) are data.
+
+A student's folder or an LMS file name reaches ``grades.csv``, the instructor's terminal, feedback
+pages and the gradebook. Each place gets one function here: ``check_id`` refuses an id that is not
+safe to store; ``csv_cell`` keeps a spreadsheet from reading a cell as a formula; ``terminal``
+shows control characters escaped, so nothing a submission names can move the cursor, set a window
+title or write to the clipboard (OSC 52) of the terminal that prints it.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["UnsafeId", "SAFE_ID", "check_id", "csv_cell", "terminal"]
+
+# What nbgrader itself accepts for a student or assignment id is looser; ours is what every place
+# above can show unchanged: letters, digits, '.', '_', '-', '@' and '+' (e-mail-like LMS logins),
+# not starting with '.' or '-', at most 100 characters.
+SAFE_ID = re.compile(r"[A-Za-z0-9_@+][A-Za-z0-9_.@+-]{0,99}")
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+class UnsafeId(ValueError):
+    """A student or assignment id that is not a safe id (the message says which and why)."""
+
+
+def check_id(value: str, what: str = "student id") -> str:
+    """``value`` unchanged when it is a safe id (``SAFE_ID``).
+
+    Raises:
+        UnsafeId: anything else; the message shows ``value`` with control characters escaped.
+    """
+    if not isinstance(value, str) or not SAFE_ID.fullmatch(value):
+        raise UnsafeId(
+            f"refused {what} {terminal(str(value))[:120]}: an id is 1-100 letters, digits or . _ - @ + "
+            "(not starting with . or -)"
+        )
+    return value
+
+
+def csv_cell(value: object) -> str:
+    """``value`` as a CSV cell that no spreadsheet evaluates: a text starting with ``= + - @``, a
+    tab or a line break gets a leading ``'`` (OWASP's advice for CSV injection). Numbers stay as
+    they are (a negative score is still a number)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        text = str(value)
+        if text.startswith(_FORMULA_START) and not _is_number(text):
+            return "'" + text
+        return text
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def terminal(text: str) -> str:
+    """``text`` safe to print to a terminal: every control or bidirectional-override character is
+    shown as its escape (``\\x1b``, ``\\n``, ``\\u202e``), so that one line stays one line."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)

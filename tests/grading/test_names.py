@@ -1,0 +1,36 @@
+"""Do names from submissions stay data in CSV cells, terminals and stores?"""
+
+import pytest
+
+from autograder.grading.names import UnsafeId, check_id, csv_cell, terminal
+
+
+@pytest.mark.parametrize("good", ["ada", "s123", "ada.lovelace@uni.edu", "grace_h-2", "ex01_graph"])
+def test_a_safe_id_is_kept(good):
+    assert check_id(good) == good
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["", ".hidden", "-rf", "../ada", "a/b", '=HYPERLINK("x")', "ada\x1b]52;c;aGk=\x07", "a b", "é" * 3, "x" * 101],
+)
+def test_an_unsafe_id_is_refused_with_its_control_characters_escaped(bad):
+    with pytest.raises(UnsafeId) as error:
+        check_id(bad, "student id")
+    assert "\x1b" not in str(error.value) and "\x07" not in str(error.value)
+
+
+@pytest.mark.parametrize("formula", ["=1+1", "+cmd", "-2+3", "@SUM(A1)", "\t=1", "\r=1", '=HYPERLINK("http://x")'])
+def test_a_cell_that_would_start_a_formula_is_quoted(formula):
+    assert csv_cell(formula) == "'" + formula
+
+
+@pytest.mark.parametrize("value, cell", [(-1.5, "-1.5"), (3, "3"), (2.0, "2"), ("-2", "-2"), ("graded", "graded")])
+def test_numbers_and_plain_text_are_unchanged(value, cell):
+    assert csv_cell(value) == cell
+
+
+def test_terminal_output_holds_no_control_character():
+    shown = terminal("ada\x1b]52;c;aGk=\x07\nforged 8 8 graded\u202e")
+    assert shown == "ada\\x1b]52;c;aGk=\\x07\\nforged 8 8 graded\\u202e"
+    assert all(ch.isprintable() for ch in shown)

@@ -23,6 +23,7 @@ def _grade(args) -> int:
     from .grading.batch import SandboxUnavailable, grade_class
     from .grading.cgroups import memory_cgroup_available
     from .grading.limits import Limits
+    from .grading.saved_references import StaleReferences
 
     out = Path(args.out)
     with tempfile.TemporaryDirectory(prefix="demo-class-") as tmp:
@@ -48,9 +49,15 @@ def _grade(args) -> int:
             )
         try:
             rows = grade_class(
-                submitted, out, Path(args.solutions), jobs=args.jobs, limits=limits, sandboxed=not args.no_sandbox
+                submitted,
+                out,
+                Path(args.solutions),
+                jobs=args.jobs,
+                limits=limits,
+                sandboxed=not args.no_sandbox,
+                references=_saved_references(args),
             )
-        except FileNotFoundError as error:
+        except (FileNotFoundError, StaleReferences) as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
         except SandboxUnavailable as error:
@@ -59,6 +66,63 @@ def _grade(args) -> int:
     print(_table(rows) if rows else "No submissions found (expected SUBMITTED/<student>/<assignment>/*.ipynb).")
     print(f"\nWrote {out / 'grades.csv'} and feedback pages under {out / 'feedback'}/")
     return 0
+
+
+def _saved_references(args):
+    """``--references FILE`` loaded (``saved_references.SavedReferences``), or None without it."""
+    from .grading.saved_references import SavedReferences
+
+    return SavedReferences.load(Path(args.references), Path(args.solutions)) if args.references else None
+
+
+def _references(args) -> int:
+    """``references --out refs.json``: run each solution once and save its records."""
+    from .grading.batch import SandboxUnavailable
+    from .grading.sandbox import SandboxError, sandbox_problem
+    from .grading.saved_references import build, write
+
+    if not args.no_sandbox and (problem := sandbox_problem()):
+        print(f"error: refusing to run the solutions without a sandbox: {problem}", file=sys.stderr)
+        return 2
+    try:
+        document = build(Path(args.solutions), sandboxed=not args.no_sandbox, jobs=args.jobs)
+    except FileNotFoundError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except (SandboxError, SandboxUnavailable) as error:
+        print(f"error: the sandbox could not run the solutions: {error}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    write(document, out)
+    for assignment, entry in document["assignments"].items():
+        print(f"{assignment}: " + (f"not graded: {entry['fails']}" if "fails" in entry else "references saved"))
+    print(f"\nWrote {out} (course version {document['course_version']}).")
+    return 1 if any("fails" in e for e in document["assignments"].values()) else 0
+
+
+def _no_sandbox_option(parser) -> None:
+    parser.add_argument(
+        "--no-sandbox", action="store_true", help="run without the bubblewrap sandbox (only notebooks you trust)"
+    )
+
+
+def _solutions_option(parser) -> None:
+    parser.add_argument(
+        "--solutions",
+        default=str(COURSE_ROOT / "solutions"),
+        help="the nbgrader source folder (default: the course's solutions/)",
+    )
+
+
+def _add_references(commands) -> None:
+    references = commands.add_parser(
+        "references", help="run each assignment's solution once and save its records (refs.json)"
+    )
+    references.add_argument("--out", default="refs.json", help="the references file to write (default refs.json)")
+    _solutions_option(references)
+    references.add_argument("--jobs", type=int, default=None, help="parallel sandboxes (default: CPU cores)")
+    _no_sandbox_option(references)
+    references.set_defaults(run=_references)
 
 
 def _release(args) -> int:
@@ -109,7 +173,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="run submissions without the bubblewrap sandbox (only for notebooks you trust)",
     )
+    grade.add_argument(
+        "--references", default=None, help="saved solution records (python -m autograder references) instead of runs"
+    )
     grade.set_defaults(run=_grade)
+    _add_references(commands)
     release = commands.add_parser("release", help="generate exercises/ from solutions/ with nbgrader")
     release.add_argument("--check", action="store_true", help="only report stale release notebooks")
     release.set_defaults(run=_release)

@@ -128,6 +128,7 @@ def grade_class(
     progress: bool = True,
     limits: Limits = Limits(),
     sandboxed: bool = True,
+    references=None,
 ) -> list[dict]:
     """Grade every submission under ``submitted`` with ``jobs`` grading threads (default: the
     number of CPU cores), each with its own sandbox, and write ``out/grades.csv`` and the
@@ -136,12 +137,15 @@ def grade_class(
     Args:
         sandboxed: False (``--no-sandbox``) runs submissions without bubblewrap, for notebooks
             the instructor trusts; every status then says ``(no sandbox)``.
+        references: a ``saved_references.SavedReferences`` (``--references refs.json``): the
+            solutions' records are loaded from it instead of running the solutions.
 
     Returns:
         The CSV rows (dicts with the keys of ``CSV_COLUMNS``), sorted by student and assignment.
 
     Raises:
         FileNotFoundError: ``submitted`` or ``solutions`` is not a folder.
+        StaleReferences: ``references`` were not saved from these solutions (nothing is written).
         SandboxUnavailable: ``sandboxed`` and bubblewrap cannot run here, or the sandbox does not
             start (the message says why, with bwrap's own words, and how to fix it).
     """
@@ -152,13 +156,19 @@ def grade_class(
         raise SandboxUnavailable(problem)
     sources = load_sources(solutions)
     submissions = find_submissions(submitted, sources)
+    if references is not None:  # saved references: refuse stale ones before anything is written
+        references.check({s.assignment_id for s in submissions if s.assignment_id in sources})
     out.mkdir(parents=True, exist_ok=True)
     sandboxes = _Sandboxes(limits, sandboxed)
-    references, broken = {}, {}
+    saved, references, broken = references, {}, {}
 
     def reference(assignment: str) -> None:
         try:
-            references[assignment] = solution_records(sources[assignment][1], sandboxes.get(), limits)
+            references[assignment] = (
+                saved.records(assignment)
+                if saved is not None
+                else solution_records(sources[assignment][1], sandboxes.get(), limits)
+            )
         except SolutionFails as error:
             broken[assignment] = status.not_graded(str(error))
 

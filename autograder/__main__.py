@@ -125,6 +125,88 @@ def _add_references(commands) -> None:
     references.set_defaults(run=_references)
 
 
+def _grade_one(args) -> int:
+    """``grade-one NOTEBOOK --assignment ID --json results.json``: one notebook, a hosted grader's file."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .grading.limits import Limits
+    from .grading.sandbox import Sandbox, sandbox_problem
+
+    if not args.no_sandbox and (problem := sandbox_problem()):
+        print(f"error: refusing to grade without a sandbox: {problem}", file=sys.stderr)
+        return 2
+    limits = Limits(
+        cell_timeout=args.cell_timeout, total_timeout=args.total_timeout, memory=int(args.memory_limit * 1024**3)
+    )
+    # The sandbox's fork server imports torch while this process does (the grader's judging needs it).
+    sandbox = Sandbox(limits, sandboxed=not args.no_sandbox)
+    with ThreadPoolExecutor(max_workers=1) as starter:
+        warming = starter.submit(sandbox.start)
+        try:
+            return _grade_one_in(args, limits, sandbox, warming)
+        finally:
+            warming.exception()  # let the start finish before closing what it started
+            sandbox.close()
+
+
+def _grade_one_in(args, limits, sandbox, warming) -> int:
+    import json
+
+    from .grading.feedback import feedback_html
+    from .grading.hosted import grade_single, gradescope, prairielearn
+    from .grading.sandbox import SandboxError
+    from .grading.saved_references import StaleReferences
+
+    try:
+        references = _saved_references(args)
+        warming.result()
+        result, source = grade_single(
+            Path(args.notebook),
+            args.assignment,
+            Path(args.solutions),
+            references=references,
+            limits=limits,
+            sandboxed=not args.no_sandbox,
+            student_id=args.student,
+            sandbox=sandbox,
+        )
+    except (KeyError, FileNotFoundError, StaleReferences) as error:
+        print(f"error: {error.args[0] if isinstance(error, KeyError) else error}", file=sys.stderr)
+        return 2
+    except SandboxError as error:
+        print(f"error: the sandbox could not start: {error}", file=sys.stderr)
+        return 2
+    results = (prairielearn if args.format == "prairielearn" else gradescope)(result, source)
+    out = Path(args.json)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    if args.feedback:
+        Path(args.feedback).write_text(feedback_html(result), encoding="utf-8", errors="replace")
+    print(f"{result.assignment_id}: {result.score:g} / {result.max_score:g} ({result.status}); wrote {out}")
+    return 0
+
+
+def _add_grade_one(commands) -> None:
+    one = commands.add_parser(
+        "grade-one", help="grade one notebook for a hosted grader (Gradescope's or PrairieLearn's results.json)"
+    )
+    one.add_argument("notebook", help="the submitted .ipynb, or a folder holding it")
+    one.add_argument("--assignment", required=True, help="the assignment id (a folder of --solutions)")
+    one.add_argument("--json", default="results.json", help="where the results go (default results.json)")
+    one.add_argument(
+        "--format", choices=["gradescope", "prairielearn"], default="gradescope", help="whose results.json"
+    )
+    one.add_argument("--feedback", default=None, help="also write the learner's feedback page (HTML) here")
+    one.add_argument("--student", default="learner", help="the learner's name on the feedback page")
+    _solutions_option(one)
+    one.add_argument("--references", default=None, help="saved solution records (python -m autograder references)")
+    one.add_argument("--cell-timeout", type=float, default=60, help="seconds per cell (default 60)")
+    one.add_argument("--total-timeout", type=float, default=300, help="seconds per notebook (default 300)")
+    one.add_argument("--memory-limit", type=float, default=2, help="GiB of memory a submission may add (default 2)")
+    _no_sandbox_option(one)
+    one.set_defaults(run=_grade_one)
+
+
 def _release(args) -> int:
     from .grading.release import generate, stale
 
@@ -178,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     grade.set_defaults(run=_grade)
     _add_references(commands)
+    _add_grade_one(commands)
     release = commands.add_parser("release", help="generate exercises/ from solutions/ with nbgrader")
     release.add_argument("--check", action="store_true", help="only report stale release notebooks")
     release.set_defaults(run=_release)

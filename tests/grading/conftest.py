@@ -46,8 +46,8 @@ def nbgrader_meta(grade_id, grade=False, solution=False, locked=False, points=No
     return {"nbgrader": meta}
 
 
-@pytest.fixture
-def source():
+def tiny_source():
+    """The tiny nbgrader source notebook (the ``source`` fixture), for fixtures of wider scope."""
     nb = new_notebook(
         cells=[
             new_code_cell("import math\n\nfrom autograder import check", metadata=nbgrader_meta("setup", locked=True)),
@@ -61,6 +61,11 @@ def source():
     )
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return nb
+
+
+@pytest.fixture
+def source():
+    return tiny_source()
 
 
 def submission_of(source, answer):

@@ -56,6 +56,7 @@ def _grade(args) -> int:
                 limits=limits,
                 sandboxed=not args.no_sandbox,
                 references=_saved_references(args),
+                shard=args.shard,
             )
         except (FileNotFoundError, StaleReferences) as error:
             print(f"error: {error}", file=sys.stderr)
@@ -66,6 +67,15 @@ def _grade(args) -> int:
     print(_table(rows) if rows else "No submissions found (expected SUBMITTED/<student>/<assignment>/*.ipynb).")
     print(f"\nWrote {out / 'grades.csv'} and feedback pages under {out / 'feedback'}/")
     return 0
+
+
+def _shard(text: str) -> tuple[int, int]:
+    from .grading.shards import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix(f"--shard {text!r}: ")) from None
 
 
 def _saved_references(args):
@@ -207,6 +217,26 @@ def _add_grade_one(commands) -> None:
     one.set_defaults(run=_grade_one)
 
 
+def _merge(args) -> int:
+    """``merge PARTS... --db TARGET``: shards' part gradebooks into one (idempotent)."""
+    from .grading.merge import merge_gradebooks
+
+    try:
+        copied = merge_gradebooks(args.parts, args.db)
+    except FileNotFoundError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"Merged {copied} submissions from {len(args.parts)} part gradebooks into {args.db}.")
+    return 0
+
+
+def _add_merge(commands) -> None:
+    merge = commands.add_parser("merge", help="merge shards' part gradebooks into one gradebook (idempotent)")
+    merge.add_argument("parts", nargs="+", help="part gradebooks: SQLite files or database URLs")
+    merge.add_argument("--db", required=True, help="the gradebook to merge into: a SQLite file or a database URL")
+    merge.set_defaults(run=_merge)
+
+
 def _release(args) -> int:
     from .grading.release import generate, stale
 
@@ -258,9 +288,13 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument(
         "--references", default=None, help="saved solution records (python -m autograder references) instead of runs"
     )
+    grade.add_argument(
+        "--shard", type=_shard, default=None, help="grade only shard K of N (K/N, from 0) of the class, for job arrays"
+    )
     grade.set_defaults(run=_grade)
     _add_references(commands)
     _add_grade_one(commands)
+    _add_merge(commands)
     release = commands.add_parser("release", help="generate exercises/ from solutions/ with nbgrader")
     release.add_argument("--check", action="store_true", help="only report stale release notebooks")
     release.set_defaults(run=_release)

@@ -28,6 +28,7 @@ from .feedback import feedback_html
 from .grade_one import QuestionResult, Result, SolutionFails, grade_notebook, solution_records
 from .limits import Limits
 from .sandbox import Sandbox, SandboxError, sandbox_problem
+from .shards import in_shard
 
 __all__ = ["Submission", "SandboxUnavailable", "find_submissions", "load_sources", "grade_class", "CSV_COLUMNS"]
 
@@ -129,6 +130,7 @@ def grade_class(
     limits: Limits = Limits(),
     sandboxed: bool = True,
     references=None,
+    shard: tuple[int, int] | None = None,
 ) -> list[dict]:
     """Grade every submission under ``submitted`` with ``jobs`` grading threads (default: the
     number of CPU cores), each with its own sandbox, and write ``out/grades.csv`` and the
@@ -139,6 +141,7 @@ def grade_class(
             the instructor trusts; every status then says ``(no sandbox)``.
         references: a ``saved_references.SavedReferences`` (``--references refs.json``): the
             solutions' records are loaded from it instead of running the solutions.
+        shard: ``(K, N)`` (``--shard K/N``): only the submissions of shard K of N (``shards``).
 
     Returns:
         The CSV rows (dicts with the keys of ``CSV_COLUMNS``), sorted by student and assignment.
@@ -155,7 +158,7 @@ def grade_class(
     if sandboxed and (problem := sandbox_problem()):
         raise SandboxUnavailable(problem)
     sources = load_sources(solutions)
-    submissions = find_submissions(submitted, sources)
+    submissions = [s for s in find_submissions(submitted, sources) if in_shard(s.student_id, s.assignment_id, shard)]
     if references is not None:  # saved references: refuse stale ones before anything is written
         references.check({s.assignment_id for s in submissions if s.assignment_id in sources})
     out.mkdir(parents=True, exist_ok=True)

@@ -57,6 +57,7 @@ def _grade(args) -> int:
                 sandboxed=not args.no_sandbox,
                 references=_saved_references(args),
                 shard=args.shard,
+                progress=not args.no_progress,
             )
         except (FileNotFoundError, StaleReferences) as error:
             print(f"error: {error}", file=sys.stderr)
@@ -291,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument(
         "--shard", type=_shard, default=None, help="grade only shard K of N (K/N, from 0) of the class, for job arrays"
     )
+    grade.add_argument("--no-progress", action="store_true", help="no progress bars (batch jobs' logs)")
     grade.set_defaults(run=_grade)
     _add_references(commands)
     _add_grade_one(commands)

@@ -20,13 +20,13 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import nbformat
-from tqdm import tqdm
 
 from . import status
 from .assemble import questions
 from .feedback import feedback_html
 from .grade_one import QuestionResult, Result, SolutionFails, grade_notebook, solution_records
 from .limits import Limits
+from .progress import GradingBar, solutions_bar
 from .sandbox import Sandbox, SandboxError, sandbox_problem
 from .shards import in_shard
 
@@ -219,16 +219,21 @@ def grade_class(
     try:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             # the solutions first (their records are the references), in the threads' own sandboxes
-            for future in [pool.submit(reference, a) for a in sorted({s.assignment_id for s in todo})]:
-                try:
-                    future.result()
-                except SandboxError as error:  # nothing can be graded: stop, and say why
-                    raise SandboxUnavailable(str(error)) from None
-            futures = [pool.submit(grade, s) for s in todo]
-            for future in tqdm(
-                as_completed(futures), total=len(futures), desc="grading", unit="notebook", disable=not progress
-            ):
-                rows.append(future.result())
+            assignments = sorted({s.assignment_id for s in todo})
+            with solutions_bar(len(assignments), progress, saved is not None) as bar:  # a phase of its own
+                for future in as_completed([pool.submit(reference, a) for a in assignments]):
+                    try:
+                        future.result()
+                    except SandboxError as error:  # nothing can be graded: stop, and say why
+                        raise SandboxUnavailable(str(error)) from None
+                    bar.update(1)
+            grading = GradingBar(len(todo), workers, progress)
+            try:  # a notebook's time is timed after its thread's sandbox started (progress.py)
+                for future in as_completed([pool.submit(grading.timed(grade, sandboxes.get), s) for s in todo]):
+                    rows.append(future.result())
+                    grading.advance()
+            finally:
+                grading.close()
     finally:
         sandboxes.close()
         pages.shutdown(cancel_futures=True)

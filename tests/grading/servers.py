@@ -96,7 +96,19 @@ def postgres_server(timeout: float = 120) -> Iterator[str]:
     try:
         run(str(binaries / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8")
         options = f"-c listen_addresses=127.0.0.1 -p {port} -k {folder} -c fsync=off -c max_connections=40"
-        run(str(binaries / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w", "-t", str(int(timeout)), "start")
+        run(
+            str(binaries / "pg_ctl"),
+            "-D",
+            str(data),
+            "-l",
+            str(log),
+            "-o",
+            options,
+            "-w",
+            "-t",
+            str(int(timeout)),
+            "start",
+        )
         run(str(binaries / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "gradebook")
         yield f"postgresql+psycopg2://postgres@127.0.0.1:{port}/gradebook"
     finally:

@@ -13,7 +13,7 @@ Keys are set where the diagnosis is made and travel with its text as a :class:`D
                           the question's own cause for it: ``tensor.<kind>.<words of that cause>``
 ``bytes.<kind>``          ``compare.diagnose_bytes``'s kinds, with the parts named (``bytes.double.
                           the_tanh_output``)
-``prediction.<entries>``  the wrong entries of a ``check.predictions`` (each has its own reason)
+``prediction.<what>.<e>``  the wrong entries of a ``check.predictions`` (each has its own reason)
 ``value.<words>``         a ``check.value`` or ``check.at_most``: the words of the hint that fits
 ``error.<kind>``          an error raised in the learner's code: the explainer's kind
                           (``autograder.explain``), or the exception's type when it knows none
@@ -24,13 +24,25 @@ Keys are set where the diagnosis is made and travel with its text as a :class:`D
 A key never holds a number or a hidden input: words only, from the course's own texts (a check's
 hint, a question's cause, the name of a saved part), never from values. A message without a key
 is grouped by :func:`message_group`: its first line with numbers and names taken out.
+
+In nbgrader's gradebook a graded cell's autograder comment is the message with the key as its
+last line, exactly ``[cause: <key>]`` (:func:`with_cause_line`, :func:`split_cause_line`).
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["Diagnosed", "keyed", "key", "cause_of", "message_group", "NOT_ANSWERED"]
+__all__ = [
+    "Diagnosed",
+    "keyed",
+    "key",
+    "cause_of",
+    "message_group",
+    "with_cause_line",
+    "split_cause_line",
+    "NOT_ANSWERED",
+]
 
 NOT_ANSWERED = "not_answered"
 _MAX_WORDS = 6
@@ -112,3 +124,20 @@ def message_group(message: str) -> str:
     first = _CODE_NAME.sub("…", first)
     first = _NUMBER.sub("#", first)
     return " ".join(first.split())
+
+
+_CAUSE_LINE = re.compile(r"\n?\[cause: ([^\]\n]+)\]\s*\Z")
+
+
+def with_cause_line(message: str, cause: str) -> str:
+    """The gradebook comment for a failure: ``message``, then ``[cause: <cause>]`` as its last line
+    (nothing added when ``cause`` is "")."""
+    return f"{message}\n[cause: {cause}]" if cause else str(message)
+
+
+def split_cause_line(comment: str | None) -> tuple[str, str]:
+    """``(message, cause)`` from a gradebook comment made by :func:`with_cause_line` (cause "" when
+    its last line is no ``[cause: ...]``)."""
+    text = comment or ""
+    found = _CAUSE_LINE.search(text)
+    return (text[: found.start()], found.group(1).strip()) if found else (text, "")

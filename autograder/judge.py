@@ -149,7 +149,8 @@ def _judge_predictions(received, expected, name: str, options: dict) -> tuple[bo
         # each wrong entry's own pointer at the mechanism, computed from the run (never its value)
         message += "".join(f"\n  - {key}: {reasons[key]}" for key in wrong if isinstance(reasons.get(key), str))
         # the wrong entries are the cause: each has its own reason (entries are the question's names)
-        return False, keyed(message, "prediction." + "+".join(sorted(_entry(key) for key in wrong)))
+        entries = "+".join(sorted(_entry(key) for key in wrong))
+        return False, keyed(message, f"{cause_key('prediction', name)}.{entries}")
     return True, f"OK all {len(expected)} {name}"
 
 

@@ -110,9 +110,11 @@ def cause_of(message: str) -> str:
 
 
 _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`")
-# a name of code: holds _ . [ ] or ends in (): w.grad, q2_check, predicted_grads(), x[0]
-_CODE_NAME = re.compile(r"[A-Za-z_][\w]*(?:[.\[\]][\w\[\]]*|\(\))+|[A-Za-z]*_[\w]*")
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?", re.IGNORECASE)
+# a call's or an index's arguments, innermost first (not prose in parentheses, which follows a space)
+_ARGUMENTS = re.compile(r"(?<=[\w\])(.…])[(\[][^()\[\]]*[)\]]")
+# a name of code: holds _ or . between letters: w.grad, q2_check, x.is_leaf
+_CODE_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[\w…]+)+|[A-Za-z]*_[\w]*")
+_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:e[-+]?\d+)?", re.IGNORECASE)
 
 
 def message_group(message: str) -> str:
@@ -121,8 +123,13 @@ def message_group(message: str) -> str:
     that differ only in their numbers or the names they quote fall in one group."""
     first = str(message or "").split("\n", 1)[0]
     first = _QUOTED.sub("…", first)
+    for _ in range(20):  # nested calls: f(g(x)) loses g(x), then f's own arguments
+        first, found = _ARGUMENTS.subn("…", first)
+        if not found:
+            break
     first = _CODE_NAME.sub("…", first)
     first = _NUMBER.sub("#", first)
+    first = re.sub(r"…+", "…", first)
     return " ".join(first.split())
 
 

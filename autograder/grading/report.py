@@ -42,6 +42,9 @@ __all__ = [
     "rows_from_gradebook",
     "summarize",
     "write_report",
+    "report_from_results",
+    "report_from_gradebook",
+    "default_db_url",
     "terminal_summary",
     "CSV_COLUMNS",
 ]
@@ -299,3 +302,34 @@ def terminal_summary(summary: Summary, out: Path | None = None, lowest: int = 3)
     if out is not None:
         lines.append(terminal(f"Class report: {out / 'report.html'} (and report.csv)"))
     return "\n".join(lines)
+
+
+def report_from_results(results: Iterable, out: Path, solutions: Path | None = None) -> Summary:
+    """Write the report of a grade run's in-memory results (``grade_one.Result``) into ``out``;
+    ``solutions``: the nbgrader source folder, whose hidden tests the examples are scrubbed of."""
+    from .batch import load_sources
+
+    sources = load_sources(solutions) if solutions and solutions.is_dir() else {}
+    return write_report(rows_from_results(results), out, sources)
+
+
+def default_db_url() -> str:
+    """nbgrader's own default gradebook: ``gradebook.db`` in the current folder (the course root)."""
+    return f"sqlite:///{Path('gradebook.db').resolve()}"
+
+
+def report_from_gradebook(db_url: str | None, out: Path, solutions: Path | None = None) -> Summary:
+    """Write the report of everything graded so far in nbgrader's gradebook at ``db_url``
+    (default :func:`default_db_url`) into ``out``.
+
+    Raises:
+        FileNotFoundError: ``db_url`` names an SQLite file that does not exist (nbgrader would
+            create an empty gradebook there; this only reads).
+    """
+    from .batch import load_sources
+
+    db_url = db_url or default_db_url()
+    if db_url.startswith("sqlite:///") and not Path(db_url.removeprefix("sqlite:///")).is_file():
+        raise FileNotFoundError(f"no gradebook at {db_url}: grade first, or give --db URL")
+    sources = load_sources(solutions) if solutions and solutions.is_dir() else {}
+    return write_report(rows_from_gradebook(db_url), out, sources)

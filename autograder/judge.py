@@ -149,7 +149,8 @@ def _judge_predictions(received, expected, name: str, options: dict) -> tuple[bo
         # each wrong entry's own pointer at the mechanism, computed from the run (never its value)
         message += "".join(f"\n  - {key}: {reasons[key]}" for key in wrong if isinstance(reasons.get(key), str))
         # the wrong entries are the cause: each has its own reason (entries are the question's names)
-        entries = "+".join(sorted(_entry(key) for key in wrong))
+        names = sorted(_entry(key) for key in wrong)
+        entries = "+".join(names[:3]) + ("+more" if len(names) > 3 else "")
         return False, keyed(message, f"{cause_key('prediction', name)}.{entries}")
     return True, f"OK all {len(expected)} {name}"
 
@@ -167,8 +168,9 @@ def _judge_at_most(received, expected, name: str, options: dict) -> tuple[bool, 
 
 
 def _entry(name) -> str:
-    """A prediction's entry as part of a cause key: its name's letters, digits and ``._``."""
-    return "".join(c for c in str(name)[:40] if c.isalnum() or c in "._") or "?"
+    """A prediction's entry as part of a cause key: its name, other characters than letters,
+    digits and ``.`` as ``_`` (``"D: h.requires_grad"``: ``D_h.requires_grad``)."""
+    return re.sub(r"[^\w.]+", "_", str(name)[:40]).strip("_") or "_"
 
 
 _JUDGES = {

@@ -19,13 +19,14 @@ from pathlib import Path
 
 import nbformat
 
-from ..causes import cause_of
+from ..causes import NOT_ANSWERED, cause_of
 from . import status
 from .assemble import assemble, grade_id, is_test, questions
 from .limits import Limits
 from .references import withhold
 from .runner import run_cells
 from .sandbox import Sandbox, SandboxError
+from .stubs import release_answers, unanswered
 from .verdict import verdict
 
 __all__ = ["QuestionResult", "Result", "SolutionFails", "solution_records", "grade_notebook"]
@@ -159,6 +160,7 @@ def grade_notebook(
     if stops:
         result.status = status.stopped_in({names[i]: why for i, why in stops.items()})
     by_id = {q.grade_id: q for q in result.questions}
+    blank = unanswered(graded, release_answers(source))
     for count, (cell, cell_run) in enumerate(zip(cells, run.cells), start=1):
         cell.outputs, cell.execution_count = cell_run.outputs, count if cell_run.finished else None
         if is_test(cell):
@@ -175,6 +177,6 @@ def grade_notebook(
             else:
                 q.message = verdict(cell_run.records, expected.get(q.grade_id, []))
             q.score = 0.0 if q.message else q.points
-            q.cause = cause_of(q.message)
+            q.cause = NOT_ANSWERED if q.message and q.grade_id in blank else cause_of(q.message)
     result.notebook = graded
     return result

@@ -28,6 +28,7 @@ _STUDENTS_SHOWN = 12  # students listed inline per cause; the rest behind "more"
 
 _STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 0 auto; padding: 0 12px 40px; max-width: 1200px; color: #1b1b1b; }
+p, figcaption, h1, h2, h3 { overflow-wrap: anywhere; }
 h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; } h3 { margin-bottom: .3em; }
 .scroll { overflow-x: auto; } table { border-collapse: collapse; width: 100%; margin: .4em 0 1em; }
 th, td { text-align: left; vertical-align: top; padding: 4px 8px; border-bottom: 1px solid #e3e3e3; }
@@ -36,7 +37,8 @@ td.n { text-align: right; white-space: nowrap; }
 code { font-size: .92em; overflow-wrap: anywhere; } pre.example { white-space: pre-wrap; overflow-wrap: anywhere;
   margin: 0; font-size: .85em; max-height: 14em; overflow-y: auto; background: #fafafa; padding: 4px; }
 img { max-width: 100%; height: auto; } figure { margin: .5em 0; } figcaption { font-size: .9em; color: #444; }
-.low { color: #a40000; font-weight: 600; } nav a { margin-right: .8em; white-space: nowrap; }
+.low { color: #a40000; font-weight: 600; }
+nav { display: flex; flex-wrap: wrap; gap: .2em .9em; } nav a { white-space: nowrap; }
 @media (max-width: 640px) { body { font-size: 14px; padding: 0 6px 30px; } th, td { padding: 3px 4px; } }
 """
 

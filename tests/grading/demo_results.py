@@ -8,11 +8,14 @@ the cause key (``autograder.causes``). Much faster than the sandboxed grader on 
 
 from __future__ import annotations
 
-from autograder.causes import cause_of
+import copy
+
+from autograder.causes import NOT_ANSWERED, cause_of
 from autograder.grading.assemble import grade_id, is_answer, questions
-from autograder.grading.demo import release_answers, solution_answer
+from autograder.grading.demo import solution_answer
 from autograder.grading.grade_one import QuestionResult, Result
 from autograder.grading.mistakes import MISTAKES
+from autograder.grading.stubs import release_answers, unanswered
 from autograder.grading.verdict import verdict
 
 from . import inprocess
@@ -34,9 +37,15 @@ def demo_results(exercise: str) -> list[Result]:
     source = inprocess.source(exercise)
     solution = inprocess.run(source, withheld=False)
     solved = {grade_id(c): solution_answer(c.source) for c in source.cells if is_answer(c)}
+    stubs = release_answers(source)
     results = []
     for student, mistake in demo_students(exercise).items():
-        learner = inprocess.run(source, withheld=True, answers={**solved, **mistake["answers"]})
+        answers = {**solved, **mistake["answers"]}
+        learner = inprocess.run(source, withheld=True, answers=answers)
+        graded = copy.deepcopy(source)
+        for cell in graded.cells:
+            cell.source = answers.get(grade_id(cell), cell.source) if is_answer(cell) else cell.source
+        blank = unanswered(graded, stubs)
         result = Result(student, exercise, "graded", [QuestionResult(q.grade_id, q.points) for q in questions(source)])
         for q in result.questions:
             records, expected = learner.records.get(q.grade_id, []), solution.records[q.grade_id]
@@ -47,6 +56,6 @@ def demo_results(exercise: str) -> list[Result]:
             else:
                 q.message = error or verdict(records, expected)
             q.score = 0.0 if q.message else q.points
-            q.cause = cause_of(q.message)
+            q.cause = NOT_ANSWERED if q.message and q.grade_id in blank else cause_of(q.message)
         results.append(result)
     return results

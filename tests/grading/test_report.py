@@ -251,3 +251,39 @@ def test_no_hidden_test_line_or_input_reaches_the_report(demo, sources, tmp_path
     # test's input could have given
     keys = {q.cause for r in results for q in r.questions if q.cause}
     assert keys and not [k for k in keys if not k.startswith("prediction.") and re.search(r"\d", k)]
+
+
+@pytest.mark.browser
+def test_the_page_renders_offline_in_chromium_at_1280_px_and_on_a_phone(demo, sources, tmp_path):
+    """Opened from its file path in headless Chromium, does the page ask for nothing but itself and
+    its data: images, show every plot, and fit a phone's width (tables scroll in their own box)?
+    Screenshots go to test-artifacts/report/."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    chromium = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
+    if not os.access(chromium, os.X_OK):
+        if os.environ.get("COURSE_REQUIRE_BROWSER"):
+            pytest.fail(f"COURSE_REQUIRE_BROWSER is set, but there is no Chromium at {chromium}")
+        pytest.skip(f"no Chromium at {chromium} (apt-get install chromium)")
+    results, _ = demo
+    write_report(rows_from_results(results), tmp_path, sources)
+    page_url = (tmp_path / "report.html").as_uri()
+    artifacts = Path(__file__).resolve().parents[2] / "test-artifacts" / "report"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        try:
+            for width, name in ((1280, "desktop"), (390, "phone")):
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                requested = []
+                page.on("request", lambda request, seen=requested: seen.append(request.url))
+                page.goto(page_url)
+                page.wait_for_load_state("load")
+                assert [url for url in requested if not url.startswith("data:")] == [page_url]
+                assert page.locator("h1").inner_text() == "What the class got wrong"
+                plots = page.eval_on_selector_all("img", "imgs => imgs.map(i => i.complete && i.naturalWidth > 0)")
+                assert plots and all(plots), "a plot did not render"
+                assert page.evaluate("document.documentElement.scrollWidth") <= width, "wider than the screen"
+                page.screenshot(path=str(artifacts / f"{name}.png"))
+                page.close()
+        finally:
+            browser.close()

@@ -32,8 +32,8 @@ p, figcaption, h1, h2, h3 { overflow-wrap: anywhere; }
 h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; } h3 { margin-bottom: .3em; }
 .scroll { overflow-x: auto; } table { border-collapse: collapse; width: 100%; margin: .4em 0 1em; }
 th, td { text-align: left; vertical-align: top; padding: 4px 8px; border-bottom: 1px solid #e3e3e3; }
-th { background: #f4f4f4; } td:first-child { width: 22em; max-width: 40vw; }
-td.n { text-align: right; white-space: nowrap; }
+th { background: #f4f4f4; } td:first-child { width: 26em; max-width: 40vw; }
+td.n { text-align: right; white-space: nowrap; } .gist { font-size: .85em; color: #555; overflow-wrap: anywhere; }
 code { font-size: .92em; overflow-wrap: anywhere; } pre.example { white-space: pre-wrap; overflow-wrap: anywhere;
   margin: 0; font-size: .85em; max-height: 14em; overflow-y: auto; background: #fafafa; padding: 4px; }
 img { max-width: 100%; height: auto; } figure { margin: .5em 0; } figcaption { font-size: .9em; color: #444; }
@@ -134,19 +134,27 @@ def _question(q: QuestionSummary) -> str:
     return "\n".join(parts)
 
 
+def _places(where: dict[tuple[str, str], int]) -> str:
+    """``ex01_graph: q1_check, q2_check (2); ex04_accumulation: q3_check``, each a link to its question."""
+    by_assignment: dict[str, list[str]] = {}
+    for (a, q), n in sorted(where.items()):
+        link = f'<a href="#{_e(a)}-{_e(q)}">{_e(q)}</a>' + (f" ({n})" if n > 1 else "")
+        by_assignment.setdefault(a, []).append(link)
+    return "; ".join(f"{_e(a)}: {', '.join(links)}" for a, links in by_assignment.items())
+
+
 def _course_causes(summary: Summary) -> str:
+    """Each cause, most failures first: how many failures and students, an example's first line
+    (what the learners were told), and the questions it shows up in."""
     if not summary.causes:
         return "<p>No failures.</p>"
+    gist = {c.cause: _short(c.example.split("\n", 1)[0], 200) for q in summary.questions for c in q.causes}
     lines = ['<div class="scroll"><table><tr><th>cause</th><th>failures</th><th>students</th><th>questions</th></tr>']
     for cause, where in summary.causes.items():
-        students = summary.cause_students(cause)
-        places = ", ".join(
-            f'<a href="#{_e(a)}-{_e(q)}">{_e(a)} {_e(q)}</a>' + (f" ({n})" if n > 1 else "")
-            for (a, q), n in sorted(where.items())
-        )
         lines.append(
-            f'<tr><td>{_cause(cause)}</td><td class="n">{sum(where.values())}</td>'
-            f'<td class="n">{len(students)}</td><td>{places}</td></tr>'
+            f'<tr><td>{_cause(cause)}<div class="gist">{_e(gist.get(cause, ""))}</div></td>'
+            f'<td class="n">{sum(where.values())}</td><td class="n">{len(summary.cause_students(cause))}</td>'
+            f"<td>{_places(where)}</td></tr>"
         )
     lines.append("</table></div>")
     return "\n".join(lines)

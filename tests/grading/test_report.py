@@ -19,7 +19,9 @@ from autograder.causes import NOT_ANSWERED, with_cause_line
 from autograder.checked import Checked
 from autograder.grading.assemble import questions
 from autograder.grading.batch import load_sources
-from autograder.grading.grade_one import QuestionResult, Result
+from autograder.grading.demo import build_demo_class
+from autograder.grading.grade_one import QuestionResult, Result, grade_notebook, solution_records
+from autograder.grading.limits import Limits
 from autograder.grading.redact import hidden_lines
 from autograder.grading.report import (
     Row,
@@ -287,3 +289,27 @@ def test_the_page_renders_offline_in_chromium_at_1280_px_and_on_a_phone(demo, so
                 page.close()
         finally:
             browser.close()
+
+
+def test_the_sandboxed_grader_gives_each_demo_student_the_same_causes(demo, sources, sandbox, tmp_path):
+    """Graded as `grade` grades them (a sandboxed process per notebook, records judged outside),
+    do the demo students of one assignment get the causes the in-process run gives: the keys of
+    checks judged outside, of checks judged inside the learner's process (their reference was not
+    withheld), of errors raised in the learner's code, and not_answered for the blank student?"""
+    exercise = "ex04_accumulation"
+    name, source = sources[exercise]
+    build_demo_class(tmp_path / "class")
+    references = solution_records(source, sandbox, Limits())
+    graded = {
+        r.student_id: {q.grade_id: q.cause for q in r.questions}
+        for r in (
+            grade_notebook(path, source, references, path.parts[-3], exercise, sandbox, Limits())
+            for path in sorted((tmp_path / "class").glob(f"*/{exercise}/{name}"))
+        )
+    }
+    results, _ = demo
+    assert graded == {
+        r.student_id: {q.grade_id: q.cause for q in r.questions} for r in results if r.assignment_id == exercise
+    }
+    assert graded["blank"] == dict.fromkeys(graded["blank"], NOT_ANSWERED)
+    assert graded["ex04-q2-one-backward"]["q2_check"].startswith("value.")  # judged in the learner's process

@@ -59,6 +59,9 @@ def _grade(args) -> int:
             return 2
     print(_table(rows) if rows else "No submissions found (expected SUBMITTED/<student>/<assignment>/*.ipynb).")
     print(f"\nWrote {out / 'grades.csv'} and feedback pages under {out / 'feedback'}/")
+    from .grading.report import after_grade  # the class report, from the gradebook the run wrote
+
+    print(after_grade(out, getattr(args, "db", None), Path(args.solutions)), end="")
     return 0
 
 
@@ -124,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     grade.set_defaults(run=_grade)
     report = commands.add_parser("report", help="the class report (what the class got wrong) from the gradebook")
-    report.add_argument("--db", default=None, help="nbgrader's gradebook URL (default: sqlite:///gradebook.db here)")
+    report.add_argument("--db", default=None, help="nbgrader's gradebook URL (default: OUT/gradebook.db)")
     report.add_argument("--out", default="grading-output", help="where report.html and report.csv go")
     report.add_argument("--solutions", default=str(COURSE_ROOT / "solutions"), help="the nbgrader source folder")
     report.set_defaults(run=_report)

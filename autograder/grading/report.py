@@ -45,6 +45,7 @@ __all__ = [
     "report_from_results",
     "report_from_gradebook",
     "default_db_url",
+    "after_grade",
     "terminal_summary",
     "CSV_COLUMNS",
 ]
@@ -313,14 +314,15 @@ def report_from_results(results: Iterable, out: Path, solutions: Path | None = N
     return write_report(rows_from_results(results), out, sources)
 
 
-def default_db_url() -> str:
-    """nbgrader's own default gradebook: ``gradebook.db`` in the current folder (the course root)."""
-    return f"sqlite:///{Path('gradebook.db').resolve()}"
+def default_db_url(out: Path) -> str:
+    """The gradebook of a grade run with no ``--db``: ``OUT/gradebook.db`` (where ``grade --out OUT``
+    writes it)."""
+    return "sqlite:///" + str(Path(out).resolve() / "gradebook.db")
 
 
 def report_from_gradebook(db_url: str | None, out: Path, solutions: Path | None = None) -> Summary:
     """Write the report of everything graded so far in nbgrader's gradebook at ``db_url``
-    (default :func:`default_db_url`) into ``out``.
+    (default :func:`default_db_url` of ``out``) into ``out``.
 
     Raises:
         FileNotFoundError: ``db_url`` names an SQLite file that does not exist (nbgrader would
@@ -328,8 +330,21 @@ def report_from_gradebook(db_url: str | None, out: Path, solutions: Path | None 
     """
     from .batch import load_sources
 
-    db_url = db_url or default_db_url()
+    db_url = db_url or default_db_url(out)
     if db_url.startswith("sqlite:///") and not Path(db_url.removeprefix("sqlite:///")).is_file():
         raise FileNotFoundError(f"no gradebook at {db_url}: grade first, or give --db URL")
     sources = load_sources(solutions) if solutions and solutions.is_dir() else {}
     return write_report(rows_from_gradebook(db_url), out, sources)
+
+
+def after_grade(out: Path, db_url: str | None = None, solutions: Path | None = None) -> str:
+    """What ``grade`` prints when it ends: the report of its gradebook (``db_url``, default
+    ``OUT/gradebook.db``) written into ``out``, and :func:`terminal_summary`'s lines; "" when the
+    run left no gradebook. A report that cannot be written says so in one line and costs no grade."""
+    try:
+        summary = report_from_gradebook(db_url, out, solutions)
+    except FileNotFoundError:
+        return ""
+    except Exception as error:  # noqa: BLE001 -- the grades are stored already; the report is extra
+        return f"\nThe class report could not be written: {terminal(str(error))[:200]}\n"
+    return "\n" + terminal_summary(summary, out) + "\n"

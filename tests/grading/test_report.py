@@ -25,6 +25,7 @@ from autograder.grading.limits import Limits
 from autograder.grading.redact import hidden_lines
 from autograder.grading.report import (
     Row,
+    after_grade,
     rows_from_gradebook,
     rows_from_results,
     summarize,
@@ -197,6 +198,11 @@ def test_the_report_command_reads_what_the_gradebook_holds(demo, sources, tmp_pa
     assert run.stdout.splitlines()[1].startswith(f"  {lowest.assignment_id} {lowest.question}: ")
     assert f"top cause: {lowest.causes[0].cause}" in run.stdout.splitlines()[1]
     assert f"{out / 'report.html'}" in run.stdout
+    # what `grade` prints at its end is the same summary, of the same gradebook
+    assert after_grade(tmp_path / "again", db_url).strip() == run.stdout.strip().replace(
+        str(out), str(tmp_path / "again")
+    )
+    assert after_grade(tmp_path / "nothing graded") == ""
     with open(out / "report.csv", newline="", encoding="utf-8") as f:
         table = list(csv.DictReader(f))
     blank = [r for r in table if r["cause"] == NOT_ANSWERED]

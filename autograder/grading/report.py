@@ -159,27 +159,45 @@ def rows_from_results(results: Iterable) -> list[Row]:
 
 
 def rows_from_gradebook(db_url: str) -> list[Row]:
-    """Rows from nbgrader's gradebook at ``db_url``, read through nbgrader's API: each submitted
-    notebook's autograded cells (``Grade.auto_score`` set), scored as nbgrader scores them (a
-    manual score given in formgrader counts), each with its autograder comment (the failure
-    message, ``[cause: <key>]`` as its last line; ``autograder.causes.split_cause_line``)."""
-    from nbgrader.api import Gradebook
+    """Rows from nbgrader's gradebook at ``db_url``, read through nbgrader's API (its ORM models,
+    in one query): each submitted notebook's graded cells (``Grade.auto_score`` or a manual score
+    set), scored as nbgrader scores them (``Grade.score``: a manual score given in formgrader
+    counts), each with its autograder comment (the failure message, ``[cause: <key>]`` as its
+    last line; ``autograder.causes.split_cause_line``)."""
+    from nbgrader.api import (
+        Assignment,
+        Comment,
+        Grade,
+        Gradebook,
+        GradeCell,
+        SubmittedAssignment,
+        SubmittedNotebook,
+    )
+    from sqlalchemy import and_, or_
 
-    rows = []
     with Gradebook(db_url) as gradebook:
-        for assignment in gradebook.assignments:
-            for submission in assignment.submissions:
-                student = submission.student.id
-                for notebook in submission.notebooks:
-                    comments = {c.cell_id: c.auto_comment for c in notebook.comments}
-                    for grade in notebook.grades:
-                        if grade.auto_score is None and grade.manual_score is None:
-                            continue  # a cell for manual grading, not graded yet
-                        message, cause = split_cause_line(comments.get(grade.cell_id))
-                        score = float(grade.score or 0.0)
-                        rows.append(
-                            Row(student, assignment.name, grade.name, score, float(grade.max_score), message, cause)
-                        )
+        found = (
+            gradebook.db.query(
+                SubmittedAssignment.student_id,
+                Assignment.name,
+                GradeCell.name,
+                Grade.score,
+                GradeCell.max_score,
+                Comment.auto_comment,
+            )
+            .select_from(Grade)
+            .join(GradeCell, GradeCell.id == Grade.cell_id)
+            .join(SubmittedNotebook, SubmittedNotebook.id == Grade.notebook_id)
+            .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
+            .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
+            .outerjoin(Comment, and_(Comment.cell_id == Grade.cell_id, Comment.notebook_id == Grade.notebook_id))
+            .filter(or_(Grade.auto_score.isnot(None), Grade.manual_score.isnot(None)))  # not: waiting for a person
+            .all()
+        )
+    rows = []
+    for student, assignment, question, score, points, comment in found:
+        message, cause = split_cause_line(comment)
+        rows.append(Row(student, assignment, question, float(score or 0.0), float(points or 0.0), message, cause))
     return rows
 
 
@@ -305,13 +323,21 @@ def terminal_summary(summary: Summary, out: Path | None = None, lowest: int = 3)
     return "\n".join(lines)
 
 
+def _sources(solutions: Path | None) -> dict:
+    """``{assignment_id: (notebook name, source)}`` of ``solutions/<id>/*.ipynb``, as
+    ``batch.load_sources`` reads them (not imported from there: batch imports the grader, torch
+    included, three seconds of a report's few)."""
+    found = {}
+    for folder in sorted(p for p in (solutions.iterdir() if solutions and solutions.is_dir() else []) if p.is_dir()):
+        if notebooks := sorted(folder.glob("*.ipynb")):
+            found[folder.name] = (notebooks[0].name, nbformat.read(notebooks[0], as_version=4))
+    return found
+
+
 def report_from_results(results: Iterable, out: Path, solutions: Path | None = None) -> Summary:
     """Write the report of a grade run's in-memory results (``grade_one.Result``) into ``out``;
     ``solutions``: the nbgrader source folder, whose hidden tests the examples are scrubbed of."""
-    from .batch import load_sources
-
-    sources = load_sources(solutions) if solutions and solutions.is_dir() else {}
-    return write_report(rows_from_results(results), out, sources)
+    return write_report(rows_from_results(results), out, _sources(solutions))
 
 
 def default_db_url(out: Path) -> str:
@@ -328,13 +354,10 @@ def report_from_gradebook(db_url: str | None, out: Path, solutions: Path | None 
         FileNotFoundError: ``db_url`` names an SQLite file that does not exist (nbgrader would
             create an empty gradebook there; this only reads).
     """
-    from .batch import load_sources
-
     db_url = db_url or default_db_url(out)
     if db_url.startswith("sqlite:///") and not Path(db_url.removeprefix("sqlite:///")).is_file():
         raise FileNotFoundError(f"no gradebook at {db_url}: grade first, or give --db URL")
-    sources = load_sources(solutions) if solutions and solutions.is_dir() else {}
-    return write_report(rows_from_gradebook(db_url), out, sources)
+    return write_report(rows_from_gradebook(db_url), out, _sources(solutions))
 
 
 def after_grade(out: Path, db_url: str | None = None, solutions: Path | None = None) -> str:

@@ -85,8 +85,13 @@ def _assignment_plot(questions: list[QuestionSummary]) -> tuple[str, str]:
             counts[c.cause] += c.count
     top = counts.most_common(_TOP)
     rows = max(len(questions), len(top), 3)
-    fig = Figure(figsize=(12, 0.45 * rows + 1.3))
-    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.3]})
+    height = 0.4 * rows + 1.4  # inches: a bar per row, then the axis labels and the legend below
+    fig = Figure(figsize=(12, height))
+    # fixed margins (no tight_layout: it draws the figure once more, a third of the page's time);
+    # the right-hand axes leave room for cause labels of _short's length at 8 pt
+    bottom, top_margin = 1.0 / height, 0.35 / height
+    left = fig.add_axes((0.08, bottom, 0.3, 1 - bottom - top_margin))
+    right = fig.add_axes((0.65, bottom, 0.33, 1 - bottom - top_margin))
     names = [q.question for q in questions][::-1]
     full = [q.passed for q in questions][::-1]
     none = [sum(s <= 0 for s in q.scores) for q in questions][::-1]
@@ -96,7 +101,7 @@ def _assignment_plot(questions: list[QuestionSummary]) -> tuple[str, str]:
     left.barh(names, none, left=[f + p for f, p in zip(full, partial)], color="#c62828", label="no points")
     left.set_xlabel("submissions")
     left.set_title("scores per question")
-    left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=8, frameon=False)
+    left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.45 / (height - 1.35)), ncol=3, fontsize=8, frameon=False)
     left.xaxis.set_major_locator(MaxNLocator(integer=True))
     if top:
         right.barh([_short(c) for c, _ in top][::-1], [n for _, n in top][::-1], color="#5c6bc0")
@@ -104,7 +109,6 @@ def _assignment_plot(questions: list[QuestionSummary]) -> tuple[str, str]:
         right.xaxis.set_major_locator(MaxNLocator(integer=True))
     right.set_title(f"top {len(top)} causes" if top else "no failures")
     right.tick_params(axis="y", labelsize=8)
-    fig.tight_layout()
     alt = "Scores per question: " + "; ".join(
         f"{q.question}: {q.passed} full, {q.submissions - q.passed - sum(s <= 0 for s in q.scores)} some, "
         f"{sum(s <= 0 for s in q.scores)} no points"

@@ -19,6 +19,8 @@ Keys are set where the diagnosis is made and travel with its text as a :class:`D
                           (``autograder.explain``), or the exception's type when it knows none
 ``not_answered``          the release's stub left as it is (it still raises ``NotImplementedError``)
 ``stopped.<why>``         the cell timed out or crashed
+``forged_cause_line``     a message that ends in a line like ``[cause: ...]`` but has no key: text
+                          from the learner's process (an exception's message) posing as one
 =======================  ==========================================================================
 
 A key never holds a number or a hidden input: words only, from the course's own texts (a check's
@@ -42,9 +44,11 @@ __all__ = [
     "with_cause_line",
     "split_cause_line",
     "NOT_ANSWERED",
+    "FORGED",
 ]
 
 NOT_ANSWERED = "not_answered"
+FORGED = "forged_cause_line"
 _MAX_WORDS = 6
 
 
@@ -95,6 +99,8 @@ def cause_of(message: str) -> str:
     if own:
         return own
     text = str(message or "")
+    if _CAUSE_LINE.search(text):  # a learner's own text (an exception's message) posing as a key
+        return FORGED
     first = text.split("\n", 1)[0]
     if "is not answered yet" in first or first.strip() == "NotImplementedError":
         return NOT_ANSWERED

@@ -39,7 +39,13 @@ code { font-size: .92em; overflow-wrap: anywhere; } pre.example { white-space: p
 img { max-width: 100%; height: auto; } figure { margin: .5em 0; } figcaption { font-size: .9em; color: #444; }
 .low { color: #a40000; font-weight: 600; }
 nav { display: flex; flex-wrap: wrap; gap: .2em .9em; } nav a { white-space: nowrap; }
-@media (max-width: 640px) { body { font-size: 14px; padding: 0 6px 30px; } th, td { padding: 3px 4px; } }
+@media (max-width: 640px) {
+  body { font-size: 14px; padding: 0 6px 30px; } table, tbody, tr, td { display: block; width: auto; max-width: none; }
+  tr:first-child { display: none; } tr { border-bottom: 1px solid #bbb; padding: 4px 0; }
+  td:first-child { width: auto; max-width: none; }
+  td, td.n { border: 0; padding: 1px 2px; text-align: left; }
+  td::before { content: attr(data-label) ": "; color: #666; }
+}
 """
 
 
@@ -127,15 +133,26 @@ def _question(q: QuestionSummary) -> str:
         f"scores: {_distribution(q)}.</p>",
     ]
     if q.causes:
-        parts.append('<div class="scroll"><table><tr><th>cause</th><th>count</th><th>students</th>')
-        parts.append("<th>example message</th></tr>")
-        for c in q.causes:
-            parts.append(
-                f'<tr><td>{_cause(c.cause)}</td><td class="n">{c.count}</td><td>{_students(c.students)}</td>'
-                f'<td><pre class="example">{_e(c.example)}</pre></td></tr>'
-            )
-        parts.append("</table></div>")
+        rows = [
+            [_cause(c.cause), f"#{c.count}", _students(c.students), f'<pre class="example">{_e(c.example)}</pre>']
+            for c in q.causes
+        ]
+        parts.append(_table(["cause", "count", "students", "example message"], rows))
     return "\n".join(parts)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    """A table of ``rows`` (cells already HTML; a cell starting with ``#`` is a number, right
+    aligned). On a phone each row becomes a block of labelled lines (``data-label``), so that
+    nothing needs scrolling sideways."""
+    lines = ['<div class="scroll"><table><tr>' + "".join(f"<th>{_e(h)}</th>" for h in header) + "</tr>"]
+    for row in rows:
+        cells = []
+        for label, cell in zip(header, row):
+            number = ' class="n"' if cell.startswith("#") else ""
+            cells.append(f'<td data-label="{_e(label)}"{number}>{cell.removeprefix("#")}</td>')
+        lines.append("<tr>" + "".join(cells) + "</tr>")
+    return "\n".join([*lines, "</table></div>"])
 
 
 def _places(where: dict[tuple[str, str], int]) -> str:
@@ -153,28 +170,28 @@ def _course_causes(summary: Summary) -> str:
     if not summary.causes:
         return "<p>No failures.</p>"
     gist = {c.cause: _short(c.example.split("\n", 1)[0], 200) for q in summary.questions for c in q.causes}
-    lines = ['<div class="scroll"><table><tr><th>cause</th><th>failures</th><th>students</th><th>questions</th></tr>']
-    for cause, where in summary.causes.items():
-        lines.append(
-            f'<tr><td>{_cause(cause)}<div class="gist">{_e(gist.get(cause, ""))}</div></td>'
-            f'<td class="n">{sum(where.values())}</td><td class="n">{len(summary.cause_students(cause))}</td>'
-            f"<td>{_places(where)}</td></tr>"
-        )
-    lines.append("</table></div>")
-    return "\n".join(lines)
+    rows = [
+        [
+            f'{_cause(cause)}<div class="gist">{_e(gist.get(cause, ""))}</div>',
+            f"#{sum(where.values())}",
+            f"#{len(summary.cause_students(cause))}",
+            _places(where),
+        ]
+        for cause, where in summary.causes.items()
+    ]
+    return _table(["cause", "failures", "students", "questions"], rows)
 
 
 def _students_table(summary: Summary) -> str:
-    lines = ['<div class="scroll"><table><tr><th>student</th><th>causes hit (where)</th></tr>']
+    rows = []
     for student in summary.all_students:
         hit = summary.students.get(student, {})
         text = "; ".join(
             f"{_cause(c)}: " + ", ".join(f"{_e(a)} {_e(q)}" for a, q in where)
             for c, where in sorted(hit.items(), key=lambda item: (-len(item[1]), item[0]))
         )
-        lines.append(f"<tr><td>{_e(student)}</td><td>{text or 'none: every question passed'}</td></tr>")
-    lines.append("</table></div>")
-    return "\n".join(lines)
+        rows.append([_e(student), text or "none: every question passed"])
+    return _table(["student", "causes hit (where)"], rows)
 
 
 def report_html(summary: Summary) -> str:

@@ -26,6 +26,7 @@ from autograder.grading.redact import hidden_lines
 from autograder.grading.report import (
     Row,
     after_grade,
+    report_from_results,
     rows_from_gradebook,
     rows_from_results,
     summarize,
@@ -273,7 +274,7 @@ def test_the_page_renders_offline_in_chromium_at_1280_px_and_on_a_phone(demo, so
             pytest.fail(f"COURSE_REQUIRE_BROWSER is set, but there is no Chromium at {chromium}")
         pytest.skip(f"no Chromium at {chromium} (apt-get install chromium)")
     results, _ = demo
-    write_report(rows_from_results(results), tmp_path, sources)
+    report_from_results(results, tmp_path, COURSE_ROOT / "solutions")  # as after an in-memory grade run
     page_url = (tmp_path / "report.html").as_uri()
     artifacts = Path(__file__).resolve().parents[2] / "test-artifacts" / "report"
     artifacts.mkdir(parents=True, exist_ok=True)

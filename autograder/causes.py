@@ -8,20 +8,21 @@ so the class report (``autograder.grading.report``) can say how many learners ma
 Keys are set where the diagnosis is made and travel with its text as a :class:`Diagnosed` (a
 ``str``: everything that shows or stores a message is unchanged):
 
-=======================  ==========================================================================
-``tensor.<kind>``         ``compare.diagnose``'s kinds (``none``, ``zeros``, ``multiple``, ...); with
-                          the question's own cause for it: ``tensor.<kind>.<words of that cause>``
-``bytes.<kind>``          ``compare.diagnose_bytes``'s kinds, with the parts named (``bytes.double.
-                          the_tanh_output``)
-``prediction.<what>.<e>``  the wrong entries of a ``check.predictions`` (each has its own reason)
-``value.<words>``         a ``check.value`` or ``check.at_most``: the words of the hint that fits
-``error.<kind>``          an error raised in the learner's code: the explainer's kind
-                          (``autograder.explain``), or the exception's type when it knows none
-``not_answered``          the release's stub left as it is (it still raises ``NotImplementedError``)
-``stopped.<why>``         the cell timed out or crashed
-``forged_cause_line``     a message that ends in a line like ``[cause: ...]`` but has no key: text
-                          from the learner's process (an exception's message) posing as one
-=======================  ==========================================================================
+==========================  ======================================================================
+``tensor.<kind>``           ``compare.diagnose``'s kinds (``none``, ``zeros``, ``multiple``,
+                            ``shape.not_summed``, ...); with the question's own cause for it:
+                            ``tensor.<kind>.<words of that cause>``
+``bytes.<kind>``            ``compare.diagnose_bytes``'s kinds, with the parts named
+                            (``bytes.double.the_tanh_output``)
+``prediction.<what>.<e>``   the wrong entries of a ``check.predictions`` (each has its own reason)
+``value.<words>``           a ``check.value`` or ``check.at_most``: the words of the hint that fits
+``error.<kind>``            an error raised in the learner's code: the explainer's kind
+                            (``autograder.explain``), or the exception's type when it knows none
+``not_answered``            the release's stub left as it is (``grading.stubs``)
+``stopped.<why>``           the cell timed out or crashed
+``forged_cause_line``       a message that ends in a line like ``[cause: ...]`` but has no key: text
+                            from the learner's process (an exception's message) posing as one
+==========================  ======================================================================
 
 A key never holds a number or a hidden input: words only, from the course's own texts (a check's
 hint, a question's cause, the name of a saved part), never from values. A message without a key

@@ -132,9 +132,10 @@ def _factor_words(s: float) -> str:
     return f"is {s:.4g}x"
 
 
-def _shape_message(name: str, got: tuple, want: tuple) -> str:
+def _shape_message(name: str, got: tuple, want: tuple) -> tuple[str, str]:
     """The shape difference in words, naming a missing (or extra) reduction over a dimension that
-    broadcasting adds: a tensor broadcast along a dimension gets the sum over it as its gradient."""
+    broadcasting adds: a tensor broadcast along a dimension gets the sum over it as its gradient;
+    and which of these it is, as the end of its cause key (``arranged``, ``keepdim``, ...)."""
     plain = f"{name} has shape {got}, expected {want}"
     try:
         wider = torch.broadcast_shapes(got, want)
@@ -142,8 +143,11 @@ def _shape_message(name: str, got: tuple, want: tuple) -> str:
         wider = None
     if wider not in (got, want):  # not one shape broadcast to the other
         if math.prod(got) == math.prod(want):
-            return f"{plain}: the same number of elements, arranged otherwise (a missing squeeze() or reshape?)."
-        return plain + "."
+            return (
+                f"{plain}: the same number of elements, arranged otherwise (a missing squeeze() or reshape?).",
+                "arranged",
+            )
+        return plain + ".", "other"
     extra, small = (got, want) if wider == got else (want, got)
     new = len(extra) - len(small)  # leading dimensions the smaller shape lacks altogether
     padded = (1,) * new + tuple(small)
@@ -155,16 +159,18 @@ def _shape_message(name: str, got: tuple, want: tuple) -> str:
             if wider == got
             else "squeezed or indexed where a dimension of size 1 should stay?"
         )
-        return f"{plain}: they differ by {which}: {how}"
+        return f"{plain}: they differ by {which}: {how}", "keepdim" if wider == got else "squeezed"
     if wider == got:
         return (
             f"{plain}: it has the extra {which}. That looks like a gradient not summed over the "
             "dimension it was broadcast along (a tensor broadcast along a dimension gets the sum over "
-            "it as its gradient: .sum(dim)), or a value not reduced over it."
+            "it as its gradient: .sum(dim)), or a value not reduced over it.",
+            "not_summed",
         )
     return (
         f"{plain}: it lacks {which}. That looks like a sum (or mean) over a dimension that should "
-        "stay: a tensor that was not broadcast along it gets one gradient entry per element there."
+        "stay: a tensor that was not broadcast along it gets one gradient entry per element there.",
+        "summed_away",
     )
 
 
@@ -233,7 +239,8 @@ def diagnose(
         if "shape" in causes:
             message = f"{name} has shape {got}, expected {want}: {causes['shape']}"
             return Diagnosis(False, "shape", message, cause=cause_key("tensor.shape", causes["shape"]))
-        return Diagnosis(False, "shape", _shape_message(name, got, want))
+        message, why = _shape_message(name, got, want)
+        return Diagnosis(False, "shape", message, cause=f"tensor.shape.{why}")
     for kind, got, want in (("dtype", received.dtype, expected.dtype), ("device", received.device, expected.device)):
         if got != want:
             return Diagnosis(False, kind, f"{name} has {kind} {got}, expected {want}.")

@@ -62,3 +62,15 @@ def test_a_message_group_drops_numbers_names_and_arguments():
     assert a == b == "… is wrong: expected #, got #."
     assert message_group("w.grad is 'x': 3 of 4") == message_group("b.grad is 'y': 1 of 2") == "… is …: # of #"
     assert message_group("trunk forwards is wrong") != message_group("trunk backwards is wrong")
+
+
+def test_a_shape_difference_is_keyed_by_what_gives_it():
+    """A gradient not summed over its broadcast dimension, one summed over a dimension that stays,
+    and one with keepdim=True left on: three keys, whatever the sizes?"""
+
+    def cause(got, want):
+        return judge(Checked("b.grad", "tensor", torch.zeros(got), torch.ones(want), {}))[1].cause
+
+    assert cause((5,), ()) == cause((7, 3), (3,)) == "tensor.shape.not_summed"
+    assert cause((3,), (4, 3)) == "tensor.shape.summed_away"
+    assert cause((1, 3), (3,)) == "tensor.shape.keepdim"

@@ -169,7 +169,9 @@ def _course_causes(summary: Summary) -> str:
     (what the learners were told), and the questions it shows up in."""
     if not summary.causes:
         return "<p>No failures.</p>"
-    gist = {c.cause: _short(c.example.split("\n", 1)[0], 200) for q in summary.questions for c in q.causes}
+    gist: dict[str, str] = {}  # the first question's example of each cause
+    for c in (c for q in summary.questions for c in q.causes):
+        gist.setdefault(c.cause, _short(c.example.split("\n", 1)[0], 200))
     rows = [
         [
             f'{_cause(cause)}<div class="gist">{_e(gist.get(cause, ""))}</div>',

@@ -1,0 +1,60 @@
+"""The course site's Sphinx extension: maths as MathML, and JupyterLab's heading anchors.
+
+- ``html_math_renderer = "mathml"``: every ``$...$`` and ``$$...$$`` is written as a MathML
+  ``<math>`` element when the page is built (``autograder.grading.offline_html.mathml``, the same
+  conversion as the feedback pages), which browsers render without a script or the network. LaTeX
+  that latex2mathml cannot convert is a build warning (so the build fails) and shows as code.
+- Each section also gets the id JupyterLab gives its heading (its text with spaces as ``-``, see
+  ``autograder.lessons``), so links written for JupyterLab (the explainer's "Lesson:" links,
+  ``lesson.ipynb#3.-Title``) land on the same section of the page.
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx.util import logging
+
+from autograder.grading.offline_html import mathml
+
+logger = logging.getLogger(__name__)
+
+
+def _convert(node, display: bool) -> str:
+    latex = node.astext()
+    text = mathml(latex, display)
+    if not text.startswith("<math"):
+        logger.warning("maths that latex2mathml cannot convert: %r", latex, location=node)
+    return text
+
+
+def visit_math(self, node) -> None:
+    self.body.append(f'<span class="math notranslate">{_convert(node, False)}</span>')
+    raise nodes.SkipNode
+
+
+def visit_math_block(self, node) -> None:
+    self.body.append(self.starttag(node, "div", CLASS="math notranslate"))
+    if node.get("number"):
+        self.body.append(f'<span class="eqno">({node["number"]})</span>')
+    self.body.append(_convert(node, True))
+    self.body.append("</div>\n")
+    raise nodes.SkipNode
+
+
+def jupyter_anchors(app, doctree) -> None:
+    """Add JupyterLab's id of each section's heading to the section's ids."""
+    taken = set(doctree.ids)
+    for section in doctree.findall(nodes.section):
+        titles = [child for child in section.children if isinstance(child, nodes.title)]
+        if not titles:
+            continue
+        anchor = titles[0].astext().replace(" ", "-")
+        if anchor not in taken:
+            section["ids"].append(anchor)
+            taken.add(anchor)
+
+
+def setup(app):
+    app.add_html_math_renderer("mathml", (visit_math, None), (visit_math_block, None))
+    app.connect("doctree-read", jupyter_anchors)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

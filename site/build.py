@@ -41,7 +41,6 @@ import nbformat
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this checkout's autograder package, whatever the environment holds
 SITE = Path(__file__).resolve().parent
-STAGING = REPO / "build" / "site-src"
 OUT = REPO / "build" / "site"
 LAB_URL = "http://localhost:8888/lab/tree/"  # ./course lab's default port and its server root
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -253,7 +252,7 @@ def _toctree(caption: str, entries: list[str]) -> str:
     return "```{toctree}\n:hidden:\n:caption: " + caption + "\n\n" + "\n".join(entries) + "\n```"
 
 
-def stage(staging: Path = STAGING) -> dict[str, int]:
+def stage(staging: Path) -> dict[str, int]:
     """Write the site's sources into ``staging`` (emptied first). Returns counts for the log."""
     if staging.exists():
         shutil.rmtree(staging)
@@ -287,7 +286,11 @@ def stage(staging: Path = STAGING) -> dict[str, int]:
         (staging / relpath).parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, staging / relpath)
     exercise_of = {int(re.match(r"ex(\d+)", p.name)[1]): p for p in exercises()}
-    index = ["# Chapter summaries\n", "What each chapter shows, in a few lines; each links to its lesson.\n"]
+    index = [
+        "# Chapter summaries\n",
+        run_banner("notebooks/00_start.ipynb", "course") + "\n",
+        "What each chapter shows, in a few lines; each links to its lesson.\n",
+    ]
     names = []
     for chapter, path, lesson_title, body in summaries:
         name = f"summary_{chapter:02d}"
@@ -300,7 +303,8 @@ def stage(staging: Path = STAGING) -> dict[str, int]:
         )
         page = (
             f"# Summary of chapter {chapter}: {lesson_title.split('·', 1)[-1].strip()}\n\n"
-            f"Read the whole of [Lesson {chapter}](../notebooks/{path.name}){practise}.\n\n{body}\n"
+            + run_banner(path.relative_to(REPO).as_posix(), "lesson")
+            + f"\n\nRead the whole of [Lesson {chapter}](../notebooks/{path.name}){practise}.\n\n{body}\n"
         )
         (staging / "guide" / f"{name}.md").write_text(page, encoding="utf-8")
         index.append(f"- [{lesson_title}]({name}.md)")
@@ -319,15 +323,17 @@ REDIRECT = """<!DOCTYPE html>
 """
 
 
-def build(out: Path = OUT, staging: Path = STAGING, jobs: str = "1") -> float:
-    """Stage the sources and run Sphinx into ``out`` (emptied first). Returns the seconds taken.
-    Raises SystemExit with Sphinx's exit status when the build fails (any warning fails it)."""
+def build(out: Path = OUT, jobs: str = "1") -> float:
+    """Stage the sources into ``<out>-src`` and run Sphinx into ``out`` (both emptied first; its
+    cache in ``<out>-doctrees``). Returns the seconds taken. Raises SystemExit with Sphinx's exit
+    status when the build fails (any warning fails it)."""
     start = time.monotonic()
+    staging = out.with_name(out.name + "-src")
     counts = stage(staging)
     if out.exists():
         shutil.rmtree(out)
     command = [sys.executable, "-m", "sphinx", "-b", "html", "-c", str(SITE), "-W", "--keep-going", "-n", "-q"]
-    command += ["-j", jobs, "-d", str(staging.parent / "site-doctrees"), str(staging), str(out)]
+    command += ["-j", jobs, "-d", str(out.with_name(out.name + "-doctrees")), str(staging), str(out)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     status = subprocess.run(command, cwd=REPO, env=env).returncode
     if status:

@@ -45,3 +45,4 @@ html_theme_options = {
     "home_page_in_toc": True,
     "navigation_with_keys": False,
 }
+smartquotes = False  # ids and text as JupyterLab has them (its heading anchors keep straight quotes)

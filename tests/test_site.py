@@ -1,0 +1,432 @@
+"""The course's static site (``./course site``, ``site/build.py``): built once per session from the
+committed notebooks into a temporary folder, then read as a reader's browser reads it.
+
+The build is the first check: Sphinx runs with ``-W --keep-going -n`` (a broken cross-reference, a
+missing image, maths latex2mathml cannot convert fails it), and within two minutes. Then the built
+files: no hidden test and no solution line anywhere in them, nothing loaded from outside the site,
+every internal link and anchor resolves, every page says how to run it and links to its notebook
+in ``./course lab``, explorers show their saved output, maths is MathML, one page per chapter's
+summary, the search index holds every page. The browser test (marked ``browser``) walks the site
+in headless Chromium by its own "next" links with every request outside the site refused, and
+saves a screenshot of each page under ``test-artifacts/site/``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import nbformat
+import pytest
+
+from autograder.explain_kinds import KINDS
+from autograder.grading.redact import hidden_lines
+
+REPO = Path(__file__).resolve().parents[1]
+LAB_URL = "http://localhost:8888/lab/tree/"
+START = REPO / "notebooks" / "00_start.ipynb"
+LESSONS = sorted(p for p in (REPO / "notebooks").glob("[0-9][0-9]_*.ipynb") if p != START)
+EXERCISES = sorted((REPO / "exercises").glob("*/*.ipynb"))
+SOLUTION = re.compile(r"^[ \t]*### BEGIN SOLUTION.*?^[ \t]*### END SOLUTION[^\n]*$", re.MULTILINE | re.DOTALL)
+BUILD_LIMIT_S = 120
+ARTIFACTS = REPO / "test-artifacts" / "site"
+# What a page loads (as opposed to links it shows): these tags' attributes, and <link> by its rel.
+LOADED = {"script": "src", "img": "src", "source": "src", "iframe": "src", "video": "src", "audio": "src",
+          "embed": "src", "object": "data", "track": "src", "image": "href", "use": "href"}  # fmt: skip
+LOADED_LINK_RELS = {
+    "stylesheet",
+    "icon",
+    "preload",
+    "modulepreload",
+    "prefetch",
+    "preconnect",
+    "manifest",
+    "dns-prefetch",
+}
+
+
+def page_of(notebook: Path) -> str:
+    """The site's page of a notebook, relative to the site's root."""
+    return notebook.relative_to(REPO).with_suffix(".html").as_posix()
+
+
+@dataclass
+class Page:
+    """What a built HTML page holds: its text (lines as shown), the URLs it loads and links to, its ids."""
+
+    text: str = ""
+    loads: list[tuple[str, str]] = field(default_factory=list)  # (tag, url)
+    links: list[tuple[str, str, str]] = field(default_factory=list)  # (tag, url, class)
+    ids: set[str] = field(default_factory=set)
+    styles: list[str] = field(default_factory=list)  # <style> blocks and style attributes
+
+
+class _Parser(HTMLParser):
+    BLOCK = frozenset(
+        {"p", "div", "li", "tr", "br", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "section", "table", "dt", "dd"}
+    )
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.page, self.chunks, self.skip, self.in_style = Page(), [], 0, False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag in self.BLOCK:
+            self.chunks.append("\n")
+        if tag in ("script", "style"):
+            self.skip += 1
+            self.in_style = tag == "style"
+        if "id" in attrs:
+            self.page.ids.add(attrs["id"])
+        if attrs.get("style"):
+            self.page.styles.append(attrs["style"])
+        for name in ("src", "href", "data", "xlink:href", "srcset"):
+            value = attrs.get(name)
+            if value is None:
+                continue
+            rels = set((attrs.get("rel") or "").split())
+            if (
+                (LOADED.get(tag) == name.removeprefix("xlink:"))
+                or name == "srcset"
+                or (tag == "link" and rels & LOADED_LINK_RELS)
+            ):
+                for url in value.split(",") if name == "srcset" else [value]:
+                    self.page.loads.append((tag, url.strip().split(" ")[0]))
+            elif name == "href":
+                self.page.links.append((tag, value, attrs.get("class") or ""))
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style"):
+            self.skip -= 1
+        if tag in self.BLOCK:
+            self.chunks.append("\n")
+
+    def handle_data(self, data):
+        if self.skip and self.in_style:
+            self.page.styles.append(data)
+        if not self.skip:
+            self.chunks.append(data)
+
+
+def parse(path: Path) -> Page:
+    parser = _Parser()
+    parser.feed(path.read_text(encoding="utf-8"))
+    parser.page.text = "".join(parser.chunks)
+    return parser.page
+
+
+def _lines(text: str) -> set[str]:
+    return {line.strip() for line in text.split("\n") if line.strip()}
+
+
+def public_lines() -> set[str]:
+    """Every line a learner is given anyway: the lessons' and the releases' sources and outputs, the README."""
+    lines = _lines((REPO / "README.md").read_text(encoding="utf-8"))
+    for path in [START, *LESSONS, *EXERCISES]:
+        for cell in nbformat.read(path, as_version=4).cells:
+            lines |= _lines(cell.source)
+            for out in cell.get("outputs", []):
+                lines |= _lines(str(out.get("text", "")))
+                lines |= _lines("\n".join(str(v) for v in out.get("data", {}).values()))
+                lines |= _lines("\n".join(out.get("traceback", [])))
+    return lines
+
+
+def secret_lines() -> set[str]:
+    """The lines of the hidden tests and of the solution regions (``### BEGIN SOLUTION``) of every
+    source notebook in ``solutions/`` that no lesson, release or README line also holds (in full or
+    as a part)."""
+    secret = set()
+    for path in sorted((REPO / "solutions").glob("*/*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        secret |= hidden_lines(nb)
+        for cell in nb.cells:
+            for region in SOLUTION.finditer(cell.source):
+                secret |= _lines("\n".join(region[0].split("\n")[1:-1]))
+    public = "\n".join(public_lines())  # a line in a public line (a docstring that quotes it) is public
+    return {line for line in secret if re.search(r"\w", line) and line not in public}
+
+
+def leaks(texts: dict[str, str], secret: set[str]) -> list[tuple[str, str]]:
+    """(file, secret line) for every line of ``texts`` that is a secret line, or that holds a
+    secret line of 20 characters or more."""
+    long = [s for s in secret if len(s) >= 20]
+    found = []
+    for name, text in texts.items():
+        for line in _lines(text):
+            hits = [line] if line in secret else [s for s in long if s in line]
+            found += [(name, hit) for hit in hits]
+    return found
+
+
+@dataclass
+class Site:
+    root: Path
+    seconds: float
+    log: str
+
+    def pages(self) -> list[Path]:
+        return sorted(p for p in self.root.rglob("*.html") if "_static" not in p.relative_to(self.root).parts)
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Site:
+    """The site, built by ``site/build.py`` (what ``./course site`` runs) into a temporary folder."""
+    out = tmp_path_factory.mktemp("course-site") / "site"
+    start = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "site/build.py", "--out", str(out)], cwd=REPO, capture_output=True, text=True
+    )
+    seconds = time.monotonic() - start
+    log = done.stdout + done.stderr
+    if done.returncode:
+        pytest.fail(f"./course site failed (exit {done.returncode}):\n{log[-6000:]}")
+    return Site(out, seconds, log)
+
+
+def test_the_site_builds_with_no_warning_in_under_two_minutes(site):
+    assert site.seconds < BUILD_LIMIT_S, f"the build took {site.seconds:.0f} s"
+    assert "WARNING" not in site.log
+    assert (site.root / "index.html").is_file()
+    assert 'url=notebooks/00_start.html"' in (site.root / "index.html").read_text(encoding="utf-8")
+
+
+def test_every_lesson_and_exercise_is_a_page_listed_in_course_order(site):
+    start = parse(site.root / "notebooks" / "00_start.html")
+    expected = [page_of(p) for p in [*LESSONS, *EXERCISES]]
+    listed = []
+    for _tag, url, _cls in start.links:
+        target = (site.root / "notebooks" / urlsplit(url).path).resolve()
+        name = target.relative_to(site.root.resolve()).as_posix() if target.is_relative_to(site.root.resolve()) else ""
+        if name in expected and name not in listed:
+            listed.append(name)
+    assert listed == expected
+    assert all((site.root / name).is_file() for name in expected)
+    assert not list(site.root.rglob("*solution*")), "no page comes from solutions/"
+
+
+def test_no_hidden_test_or_solution_line_reaches_the_site(site):
+    secret = secret_lines()
+    assert len(secret) > 100  # the solutions' own lines: the check below has something to find
+    texts = {}
+    for path in site.root.rglob("*"):
+        if path.suffix == ".html":
+            texts[path.name] = parse(path).text
+        elif path.is_file() and path.suffix in {".js", ".txt", ".ipynb", ".md", ".json", ".inv"}:
+            texts[path.name] = path.read_text(encoding="utf-8", errors="replace")
+    assert leaks(texts, secret) == []
+
+
+def test_the_leak_check_finds_a_solution_line_put_into_a_page(tmp_path):
+    secret = secret_lines()
+    line = max(secret, key=len)  # as Pygments writes code: split into spans, escaped
+    (tmp_path / "page.html").write_text(
+        f'<pre><span class="n">{html.escape(line[:10])}</span>{html.escape(line[10:])}</pre>'
+    )
+    assert leaks({"page.html": parse(tmp_path / "page.html").text}, secret) == [("page.html", line)]
+
+
+def _remote(url: str) -> bool:
+    parts = urlsplit(url.strip())
+    return bool(parts.netloc) or (parts.scheme not in ("", "data"))
+
+
+def test_nothing_is_loaded_from_outside_the_site(site):
+    remote = []
+    css_remote = re.compile(r"""(?:url\(\s*['"]?|@import\s+['"]?)\s*(?:https?:)?//""", re.IGNORECASE)
+    for path in site.pages():
+        page = parse(path)
+        remote += [(path.name, tag, url) for tag, url in page.loads if _remote(url)]
+        remote += [(path.name, "style", style[:80]) for style in page.styles if css_remote.search(style)]
+    for css in site.root.rglob("*.css"):
+        remote += [(css.name, "css", m[0]) for m in css_remote.finditer(css.read_text(encoding="utf-8"))]
+    assert remote == []
+    assert not list(site.root.rglob("*mathjax*")), "maths is MathML: no MathJax"
+
+
+def test_every_internal_link_image_and_anchor_resolves(site):
+    broken = []
+    ids = {}
+    for path in site.pages():
+        page = parse(path)
+        ids[path.resolve()] = page.ids
+    for path in site.pages():
+        page = parse(path)
+        for tag, url, _cls in [(t, u, "") for t, u in page.loads] + page.links:
+            parts = urlsplit(url)
+            if parts.scheme or parts.netloc or url.startswith("data:"):
+                continue
+            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path.resolve()
+            if not target.exists():
+                broken.append((path.relative_to(site.root).as_posix(), tag, url))
+            elif parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in ids[target]:
+                broken.append((path.relative_to(site.root).as_posix(), tag, url))
+    assert broken == []
+
+
+def test_the_explainers_lesson_links_land_on_their_sections(site):
+    lesson = parse(site.root / "notebooks" / "03_backward_consumes.html")
+    links = [url for _t, url, _c in lesson.links if "#6.-Pitfalls" in url]
+    assert links, "the explainer's output in lesson 3 links to its Pitfalls section"
+    assert all(url.startswith("../notebooks/03_backward_consumes.html#") for url in links)
+
+
+@pytest.mark.parametrize("notebook", [START, *LESSONS, *EXERCISES], ids=lambda p: p.stem)
+def test_every_notebook_page_says_how_to_run_it_and_opens_it_in_the_lab(site, notebook):
+    page = parse(site.root / page_of(notebook))
+    relpath = notebook.relative_to(REPO).as_posix()
+    assert "./course lab" in page.text and "./course test" in page.text
+    opens = [url for tag, url, cls in page.links if "open-in-lab" in cls]
+    assert opens == [LAB_URL + relpath]
+
+
+def test_the_guide_pages_say_how_to_run_the_course(site):
+    for name in ["explainer", "instructors", "summaries", "summary_01"]:
+        text = parse(site.root / "guide" / f"{name}.html").text
+        assert "./course lab" in text, name
+
+
+def _saved_explorer_text(nb) -> list[str]:
+    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    lines = []
+    for model in state.values():
+        if model.get("model_name") == "OutputModel":
+            for out in model["state"].get("outputs", []):
+                lines += [line.strip() for line in out.get("text", "").split("\n") if line.strip()]
+    return lines
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_each_explorer_shows_what_it_printed_when_the_lesson_was_saved(site, lesson):
+    nb = nbformat.read(lesson, as_version=4)
+    saved = _saved_explorer_text(nb)
+    assert saved, "the lesson was saved with its explorer's output"
+    markup = (site.root / page_of(lesson)).read_text(encoding="utf-8")
+    assert markup.count('class="static-widget"') == sum(
+        "application/vnd.jupyter.widget-view+json" in out.get("data", {})
+        for c in nb.cells
+        for out in c.get("outputs", [])
+    )
+    text = _lines(parse(site.root / page_of(lesson)).text)
+    assert [line for line in saved if line not in text] == []
+    assert "widget-state" not in markup and "require.js" not in markup
+
+
+def test_maths_is_mathml_written_when_the_site_is_built(site):
+    with_maths = [
+        p
+        for p in [START, *LESSONS]
+        if any("$" in c.source for c in nbformat.read(p, 4).cells if c.cell_type == "markdown")
+    ]
+    assert len(with_maths) > 5
+    for notebook in with_maths:
+        markup = (site.root / page_of(notebook)).read_text(encoding="utf-8")
+        assert "<math" in markup, notebook.name
+        assert 'class="tex"' not in markup  # what latex2mathml could not convert
+        assert "\\(" not in parse(site.root / page_of(notebook)).text
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_each_chapter_has_a_summary_page(site, lesson):
+    chapter = int(lesson.name[:2])
+    page = parse(site.root / "guide" / f"summary_{chapter:02d}.html")
+    markdown = "\n".join(c.source for c in nbformat.read(lesson, 4).cells if c.cell_type == "markdown")
+    summary = re.search(r"^## Summary\s*$(.*?)(?=^## |\Z)", markdown, re.MULTILINE | re.DOTALL)[1]
+    first = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", summary.strip().split("\n\n")[0]).split("$")[0]
+    first = re.sub(r"`([^`]*)`", lambda m: m[1].replace("*", "\0"), first)  # a star in code stays
+    words = " ".join(re.sub(r"^\s*(\d+\.|[-*])\s", "", first).replace("*", "").replace("\0", "*").split()[:6])
+    assert words in " ".join(page.text.split())
+    assert any(url == f"../notebooks/{lesson.stem}.html" for _t, url, _c in page.links)
+
+
+def test_the_search_index_holds_every_page(site):
+    text = (site.root / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    expected = {p.relative_to(REPO).with_suffix("").as_posix() for p in [START, *LESSONS, *EXERCISES]}
+    assert expected <= set(index["docnames"])
+    assert {"accumulategrad", "checkpoint", "hook"} <= set(index["terms"])
+
+
+def test_the_instructor_and_explainer_pages_hold_the_readme_sections(site):
+    instructors = parse(site.root / "guide" / "instructors.html").text
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "What a submission can and cannot do" in instructors and "How a submission runs" in instructors
+    assert "<table" in (site.root / "guide" / "instructors.html").read_text(encoding="utf-8")
+    assert "JupyterHub" in instructors and "JupyterHub" in readme
+    explainer = parse(site.root / "guide" / "explainer.html").text
+    assert [kind for kind in KINDS if kind not in explainer] == []
+
+
+# --- repo2docker (JupyterHub, Binder): what postBuild installs -----------------------------------
+
+
+def test_repo2docker_files_name_graphviz_python_and_the_start_page():
+    assert "graphviz" in (REPO / "apt.txt").read_text(encoding="utf-8").split()
+    assert re.fullmatch(r"python-3\.1[1-9]\s*", (REPO / "runtime.txt").read_text(encoding="utf-8"))
+    assert os.access(REPO / "postBuild", os.X_OK)
+
+
+def test_postbuild_installs_the_package_and_the_learners_jupyterlab_configuration(tmp_path):
+    """repo2docker's step after ``requirements.txt``, in a fresh virtual environment (no container
+    runtime runs here): the pinned stack is borrowed from this environment (a .pth file), postBuild
+    runs as repo2docker runs it, and Jupyter in that environment must then find the course's
+    package, the learner's configuration and the start page as its default URL."""
+    env_dir = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
+    python = env_dir / "bin" / "python"
+    site_packages = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    here = subprocess.run(
+        [sys.executable, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    Path(site_packages, "course-stack.pth").write_text(here + "\n", encoding="utf-8")
+    repo = tmp_path / "repo"  # repo2docker copies the repository into the image ($REPO_DIR)
+    shutil.copytree(
+        REPO,
+        repo,
+        ignore=shutil.ignore_patterns(".venv", ".git", "build", "test-artifacts", "*.egg-info", "__pycache__"),
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "PYTHON", "VIRTUAL_ENV"))}
+    env |= {"PATH": f"{env_dir / 'bin'}:{os.environ['PATH']}", "NB_PYTHON_PREFIX": str(env_dir), "REPO_DIR": str(repo)}
+    env |= {"HOME": str(tmp_path / "home"), "PIP_NO_BUILD_ISOLATION": "0", "PIP_NO_INDEX": "1"}
+    done = subprocess.run(["bash", "./postBuild"], cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    probe = (
+        "import json, autograder, jupyter_core.paths as p\n"
+        "from jupyter_server.serverapp import ServerApp\n"
+        "from jupyterlab.labapp import LabApp\n"
+        "from jupyterlab_server.config import get_static_page_config\n"
+        "app = ServerApp()\n"
+        "app.load_config_file()\n"
+        "lab = LabApp()\n"
+        "lab.load_config_file()\n"
+        "print(json.dumps({'package': autograder.__file__, 'default_url': [app.default_url, lab.default_url],\n"
+        "    'extensions': app.jpserver_extensions, 'disabled': get_static_page_config().get('disabledExtensions')}))\n"
+    )
+    found = subprocess.run([python, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert found.returncode == 0, found.stderr
+    found = json.loads(found.stdout.strip().splitlines()[-1])
+    assert Path(found["package"]).resolve().is_relative_to(repo.resolve())
+    assert found["default_url"] == ["/lab/tree/notebooks/00_start.ipynb"] * 2
+    learner = json.loads((REPO / "jupyter/learner/jupyter_server_config.json").read_text(encoding="utf-8"))
+    assert found["extensions"] == learner["ServerApp"]["jpserver_extensions"]
+    page_config = json.loads((REPO / "jupyter/learner/labconfig/page_config.json").read_text(encoding="utf-8"))
+    assert found["disabled"] == page_config["disabledExtensions"]

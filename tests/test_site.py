@@ -13,13 +13,16 @@ saves a screenshot of each page under ``test-artifacts/site/``.
 
 from __future__ import annotations
 
+import functools
 import html
+import http.server
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -430,3 +433,111 @@ def test_postbuild_installs_the_package_and_the_learners_jupyterlab_configuratio
     assert found["extensions"] == learner["ServerApp"]["jpserver_extensions"]
     page_config = json.loads((REPO / "jupyter/learner/labconfig/page_config.json").read_text(encoding="utf-8"))
     assert found["disabled"] == page_config["disabledExtensions"]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # not a line per file on the test's output
+        pass
+
+
+# --- In a browser --------------------------------------------------------------------------------
+
+# In each page: images that did not load, maths that takes no room, the lab link.
+PAGE_PROBE = """() => ({
+    brokenImages: [...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src.slice(0, 80)),
+    images: document.images.length,
+    maths: document.querySelectorAll('math').length,
+    flatMaths: [...document.querySelectorAll('math')].filter(m => m.getBoundingClientRect().height < 4).length,
+    lab: [...document.querySelectorAll('a.open-in-lab')].map(a => a.href),
+    next: (document.querySelector('a.right-next') || {}).href || null,
+})"""
+
+
+@pytest.mark.browser
+def test_a_reader_walks_the_site_offline_from_the_home_page_by_its_links(site):
+    """From index.html, served on loopback as any web server serves the folder, by each page's
+    own "next" link, through every lesson, exercise, summary and guide page, with every request
+    that leaves the site refused: each page's images load, its maths renders (MathML with a
+    height), it links to its notebook in the lab; then a search with the theme's search field."""
+    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, _missing
+
+    reason = _missing()
+    if reason and os.environ.get("COURSE_REQUIRE_BROWSER"):
+        pytest.fail(f"COURSE_REQUIRE_BROWSER is set, but {reason}")
+    if reason:
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    if ARTIFACTS.exists():
+        shutil.rmtree(ARTIFACTS)
+    ARTIFACTS.mkdir(parents=True)
+    outside, errors, visited, problems = [], [], [], []
+    handler = functools.partial(_QuietHandler, directory=str(site.root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)  # as a web server serves it
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    root = f"http://127.0.0.1:{server.server_address[1]}"
+
+    def refuse(route) -> None:
+        outside.append(route.request.url)
+        route.abort()
+
+    own = re.compile(rf"^(?:{re.escape(root)}/|data:|about:|blob:)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport=VIEWPORT, service_workers="block")
+            context.route(lambda url: not own.match(url), refuse)
+            context.on("request", lambda r: None if own.match(r.url) else outside.append(r.url))
+            page = context.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"{root}/index.html")
+            page.wait_for_url("**/notebooks/00_start.html")
+            while True:
+                page.wait_for_load_state("load")
+                name = page.url.removeprefix(root + "/").split("#")[0]
+                if name in visited:
+                    problems.append(f"{name}: visited twice (the next links loop)")
+                    break
+                visited.append(name)
+                probe = page.evaluate(PAGE_PROBE)
+                if probe["brokenImages"] or probe["flatMaths"]:
+                    problems.append(f"{name}: {probe}")
+                page.screenshot(path=str(ARTIFACTS / (name.removesuffix(".html").replace("/", "__") + ".png")))
+                if name.startswith(("notebooks/", "exercises/")):
+                    relpath = name.removesuffix(".html") + ".ipynb"
+                    if probe["lab"] != [LAB_URL + relpath]:
+                        problems.append(f"{name}: lab link {probe['lab']}")
+                if not probe["next"]:
+                    break
+                page.click("a.right-next")
+                page.wait_for_url(probe["next"])
+            # Pictures worth a look: an explorer's saved output, display maths, a drawing.
+            page.goto(f"{root}/notebooks/01_dynamic_graph.html")
+            page.locator(".static-widget").first.locator(
+                "xpath=ancestor::div[contains(@class,'cell_output')]"
+            ).screenshot(path=str(ARTIFACTS / "explorer-lesson-01.png"))
+            page.goto(f"{root}/notebooks/04_gradient_accumulation.html")
+            page.locator("div.math").first.screenshot(path=str(ARTIFACTS / "maths-lesson-04.png"))
+            page.goto(f"{root}/notebooks/03_backward_consumes.html")
+            page.locator("math").first.locator("xpath=ancestor::p").screenshot(
+                path=str(ARTIFACTS / "maths-lesson-03.png")
+            )
+            # The theme's search, offline: type into the search field, press Enter, read the results.
+            page.goto(f"{root}/notebooks/00_start.html")
+            page.keyboard.press("Control+k")
+            page.keyboard.type("AccumulateGrad")
+            page.keyboard.press("Enter")
+            page.wait_for_url("**/search.html?q=AccumulateGrad*")
+            page.wait_for_selector("#search-results li", timeout=30000)
+            results = page.locator("#search-results li a").evaluate_all("links => links.map(a => a.href)")
+            page.screenshot(path=str(ARTIFACTS / "search.png"))
+        finally:
+            browser.close()
+            server.shutdown()
+    expected = [page_of(p) for p in [START, *LESSONS, *EXERCISES]]
+    assert [name for name in visited if name in expected] == expected
+    assert {"guide/summaries.html", "guide/explainer.html", "guide/instructors.html"} <= set(visited)
+    assert problems == []
+    assert sorted(set(outside)) == [], "the site asked the network for these"
+    assert errors == []
+    assert any(url.endswith("notebooks/01_dynamic_graph.html") for url in results)

@@ -412,6 +412,8 @@ def test_postbuild_installs_the_package_and_the_learners_jupyterlab_configuratio
     env |= {"HOME": str(tmp_path / "home"), "PIP_NO_BUILD_ISOLATION": "0", "PIP_NO_INDEX": "1"}
     done = subprocess.run(["bash", "./postBuild"], cwd=repo, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert not (repo / "solutions").exists(), "the learner's image holds no solutions or hidden tests"
+    assert (REPO / "solutions").is_dir()
     probe = (
         "import json, autograder, jupyter_core.paths as p\n"
         "from jupyter_server.serverapp import ServerApp\n"

@@ -25,7 +25,8 @@ nb_merge_streams = True
 # Tracebacks carry ANSI colours; the course's short CheckFailed messages are not IPython tracebacks.
 nb_render_error_lexer = "myst-ansi"
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "html_image"]
-myst_heading_anchors = 3
+myst_heading_anchors = 6
+myst_heading_slug_func = "course_site.jupyter_anchor"  # links written for JupyterLab resolve here
 myst_dmath_double_inline = True
 suppress_warnings = ["mystnb.unknown_mime_type"]
 

@@ -41,6 +41,13 @@ def visit_math_block(self, node) -> None:
     raise nodes.SkipNode
 
 
+def jupyter_anchor(heading: str) -> str:
+    """JupyterLab's id of a heading of text ``heading`` (as rendered): spaces become ``-``. Also
+    MyST's slug function here (``myst_heading_slug_func``), so that a markdown link written for
+    JupyterLab (``[see](#3.-Title)``, ``[see](lesson.ipynb#3.-Title)``) resolves on the site too."""
+    return heading.replace(" ", "-")
+
+
 def jupyter_anchors(app, doctree) -> None:
     """Add JupyterLab's id of each section's heading to the section's ids."""
     taken = set(doctree.ids)
@@ -48,7 +55,7 @@ def jupyter_anchors(app, doctree) -> None:
         titles = [child for child in section.children if isinstance(child, nodes.title)]
         if not titles:
             continue
-        anchor = titles[0].astext().replace(" ", "-")
+        anchor = jupyter_anchor(titles[0].astext())
         if anchor not in taken:
             section["ids"].append(anchor)
             taken.add(anchor)

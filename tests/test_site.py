@@ -543,3 +543,33 @@ def test_a_reader_walks_the_site_offline_from_the_home_page_by_its_links(site):
     assert sorted(set(outside)) == [], "the site asked the network for these"
     assert errors == []
     assert any(url.endswith("notebooks/01_dynamic_graph.html") for url in results)
+
+
+def test_a_markdown_link_written_for_jupyterlab_resolves_on_the_site(tmp_path):
+    """JupyterLab's heading anchors (``#2.-Two:-b``) in a lesson's markdown resolve under Sphinx's
+    ``-n -W`` (the site's slug function is JupyterLab's), and a missing one fails the build."""
+    source = tmp_path / "src" / "notebooks"
+    source.mkdir(parents=True)
+    toctree = "```{toctree}\n:hidden:\n\nother\n```"
+    other = [nbformat.v4.new_markdown_cell("# Other\n\n## 1. One\n\nText.")]
+    nbformat.write(nbformat.v4.new_notebook(cells=other), source / "other.ipynb")
+    command = [sys.executable, "-m", "sphinx", "-b", "html", "-c", str(REPO / "site"), "-W", "-n", "-q"]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+
+    def build(links: str, out: str) -> subprocess.CompletedProcess:
+        cells = [nbformat.v4.new_markdown_cell(f"# Start\n\n## 2. Two: `b`\n\n{links}\n\n{toctree}")]
+        nbformat.write(nbformat.v4.new_notebook(cells=cells), source / "00_start.ipynb")
+        return subprocess.run(
+            [*command, str(tmp_path / "src"), str(tmp_path / out)], capture_output=True, text=True, env=env
+        )
+
+    done = build("See [two](#2.-Two:-b) and [one](other.ipynb#1.-One).", "ok")
+    assert done.returncode == 0, done.stderr
+    pages = {name: parse(tmp_path / "ok" / "notebooks" / f"{name}.html") for name in ("00_start", "other")}
+    links = [urlsplit(url) for _t, url, cls in pages["00_start"].links if "reference internal" in cls]
+    links = [link for link in links if link.fragment]
+    targets = [(Path(link.path).stem or "00_start", link.fragment) for link in links]
+    assert {"00_start", "other"} <= {name for name, _ in targets}
+    assert all(fragment in pages[name].ids for name, fragment in targets)
+    failed = build("See [nothing](#3.-Three).", "broken")
+    assert failed.returncode != 0 and "3.-Three" in failed.stderr

@@ -183,9 +183,9 @@ def section(markdown: str, heading: str) -> str:
     return match[1].strip()
 
 
-def summary_markdown(nb: nbformat.NotebookNode) -> str:
-    """A lesson's "## Summary" section (markdown cells), its relative links made relative to
-    ``guide/`` (lessons live in ``notebooks/``)."""
+def summary_markdown(nb: nbformat.NotebookNode, name: str) -> str:
+    """The "## Summary" section of the lesson ``notebooks/<name>`` (its markdown cells), its
+    relative links made relative to ``guide/`` (``#anchor`` points into the lesson)."""
     text = "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     body = section(text, "Summary")
 
@@ -193,13 +193,13 @@ def summary_markdown(nb: nbformat.NotebookNode) -> str:
         target = m[2]
         if re.match(r"[a-z]+:|/|\.\./", target):
             return m[0]
-        return f"{m[1]}../notebooks/{target})"
+        return f"{m[1]}../notebooks/{name if target.startswith('#') else ''}{target})"
 
     return re.sub(r"(\]\()([^)\s]+)\)", relink, body)
 
 
 def _readme_markdown(headings: list[str]) -> str:
-    """The README's sections ``headings``, each as a ``##`` section, README links made site links."""
+    """The README's sections ``headings``, each as a ``##`` section."""
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     parts = []
     for heading in headings:
@@ -276,7 +276,7 @@ def stage(staging: Path) -> dict[str, int]:
             nb.cells.append(nbformat.v4.new_markdown_cell("\n\n".join(toc)))
         else:
             chapter = int(path.name[:2])
-            summaries.append((chapter, path, title(original), summary_markdown(original)))
+            summaries.append((chapter, path, title(original), summary_markdown(original, path.name)))
         nbformat.write(nb, staging / relpath)
     for path in exercises():
         relpath = path.relative_to(REPO).as_posix()

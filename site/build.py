@@ -109,13 +109,13 @@ def _controls_and_outputs(state: dict, model_id: str) -> tuple[list[str], list[d
             more_controls, more_outputs = _controls_and_outputs(state, child)
             controls += more_controls
             outputs += more_outputs
-    elif "value" in fields:
+    elif "value" in fields or "index" in fields:
         label = fields.get("description") or name.removesuffix("Model")
-        value = fields["value"]
-        if "options" in fields or "_options_labels" in fields:
-            labels = fields.get("_options_labels", [])
-            if isinstance(value, int) and value < len(labels):
-                value = labels[value]
+        if "index" in fields:  # a selection widget (Dropdown, SelectionSlider) saves its index
+            labels, index = fields.get("_options_labels", []), fields["index"]
+            value = labels[index] if isinstance(index, int) and 0 <= index < len(labels) else index
+        else:
+            value = fields["value"]
         controls.append(f"{label} = {value}")
     return controls, outputs
 

@@ -323,6 +323,10 @@ def test_each_explorer_shows_what_it_printed_when_the_lesson_was_saved(site, les
     )
     text = _lines(parse(site.root / page_of(lesson)).text)
     assert [line for line in saved if line not in text] == []
+    state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    controls = [m["state"]["description"] for m in state.values() if m["state"].get("description")]
+    notes = " ".join(line for line in text if "In JupyterLab this cell shows controls" in line)
+    assert controls and [c for c in controls if f"{c} = " not in notes] == []
     assert "widget-state" not in markup and "require.js" not in markup
 
 

@@ -47,7 +47,9 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 # The README's sections that make the generated pages, by their headings (each must exist).
 EXPLAINER_SECTIONS = ["When autograd raises: the explainer", "Checking your answers (learners)"]
-INSTRUCTOR_SECTIONS = ["Grading a class (instructors)", "Many learners at once: JupyterHub, Binder, nbgrader"]
+# The instructors' page: the README's sections from the first of these up to the second (not included),
+# all but those named last (sections added there later, such as a term's workflow, come along).
+INSTRUCTOR_SECTIONS = ("Grading a class (instructors)", "Tests", {"The course as a website"})
 
 
 def lessons() -> list[Path]:
@@ -236,13 +238,22 @@ def explainer_page() -> str:
     )
 
 
+def instructor_sections() -> list[str]:
+    """The headings of the README's sections that make the instructors' page, in order."""
+    first, end, left_out = INSTRUCTOR_SECTIONS
+    headings = re.findall(r"^## (.+?)\s*$", (REPO / "README.md").read_text(encoding="utf-8"), re.MULTILINE)
+    if first not in headings or end not in headings:
+        raise SystemExit(f"site: README.md has no section '## {first}' or '## {end}'")
+    return [h for h in headings[headings.index(first) : headings.index(end)] if h not in left_out]
+
+
 def instructor_page() -> str:
     """The instructors' page: how grading works, the threat table, serving a class (README)."""
     return (
         "# For instructors: grading and serving a class\n\n"
         + run_banner("notebooks/00_start.ipynb", "course")
         + "\n\n"
-        + _readme_markdown(INSTRUCTOR_SECTIONS)
+        + _readme_markdown(instructor_sections())
         + "\n"
     )
 

@@ -185,16 +185,23 @@ class Site:
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Site:
-    """The site, built by ``site/build.py`` (what ``./course site`` runs) into a temporary folder."""
-    out = tmp_path_factory.mktemp("course-site") / "site"
+    """The site, built into a temporary folder by ``./course site --out DIR`` as typed, in a copy
+    of the course (``.venv`` linked, so its set-up finds everything installed); where the course
+    was not set up by ``./course`` (no stamp), by ``site/build.py``, which ``./course site`` runs."""
+    from tests.test_browser import course_copy
+
+    folder = tmp_path_factory.mktemp("course-site")
+    out = folder / "site"
+    if (REPO / ".venv" / ".course-installed").is_file():
+        command, cwd = ["./course", "site", "--out", str(out)], course_copy(folder / "course")
+    else:
+        command, cwd = [sys.executable, "site/build.py", "--out", str(out)], REPO
     start = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "site/build.py", "--out", str(out)], cwd=REPO, capture_output=True, text=True
-    )
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
     seconds = time.monotonic() - start
     log = done.stdout + done.stderr
     if done.returncode:
-        pytest.fail(f"./course site failed (exit {done.returncode}):\n{log[-6000:]}")
+        pytest.fail(f"{' '.join(command[:2])} failed (exit {done.returncode}):\n{log[-6000:]}")
     return Site(out, seconds, log)
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 project = "The PyTorch autograd graph, hands on"
-author = "the course's authors"
-copyright = "the course's authors"
+author = ""  # no "By ..." line in the footer
+html_show_copyright = False
 root_doc = "notebooks/00_start"
 extensions = ["myst_nb", "course_site"]
 exclude_patterns = ["**.ipynb_checkpoints"]

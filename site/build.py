@@ -40,9 +40,12 @@ import nbformat
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this checkout's autograder package, whatever the environment holds
+
+from course_site import LAB_URL  # noqa: E402 (site/, this script's folder, is first on sys.path)
+
 SITE = Path(__file__).resolve().parent
 OUT = REPO / "build" / "site"
-LAB_URL = "http://localhost:8888/lab/tree/"  # ./course lab's default port and its server root
+
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 # The README's sections that make the generated pages, by their headings (each must exist).

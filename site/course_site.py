@@ -4,6 +4,8 @@
   ``<math>`` element when the page is built (``autograder.grading.offline_html.mathml``, the same
   conversion as the feedback pages), which browsers render without a script or the network. LaTeX
   that latex2mathml cannot convert is a build warning (so the build fails) and shows as code.
+- Each page's header gets a button that opens its notebook (a guide page: the start page) in a
+  running ``./course lab``, beside the theme's own buttons.
 - Each section also gets the id JupyterLab gives its heading (its text with spaces as ``-``, see
   ``autograder.lessons``), so links written for JupyterLab (the explainer's "Lesson:" links,
   ``lesson.ipynb#3.-Title``) land on the same section of the page.
@@ -61,7 +63,29 @@ def jupyter_anchors(app, doctree) -> None:
             taken.add(anchor)
 
 
+LAB_URL = "http://localhost:8888/lab/tree/"  # ./course lab's default port and its server root
+
+
+def lab_button(app, pagename, templatename, context, doctree) -> None:
+    """Add "Open in JupyterLab" to sphinx-book-theme's header buttons of the page."""
+    if doctree is None or "header_buttons" not in context:
+        return
+    notebook = pagename + ".ipynb" if context.get("page_source_suffix") == ".ipynb" else app.config.root_doc + ".ipynb"
+    context["header_buttons"].insert(
+        0,
+        {
+            "type": "link",
+            "url": LAB_URL + notebook,
+            "tooltip": f"Open {notebook} in the JupyterLab that ./course lab started",
+            "icon": "fas fa-rocket",
+            "text": "Open in JupyterLab",
+            "label": "lab",
+        },
+    )
+
+
 def setup(app):
     app.add_html_math_renderer("mathml", (visit_math, None), (visit_math_block, None))
     app.connect("doctree-read", jupyter_anchors)
+    app.connect("html-page-context", lab_button, priority=502)  # after the theme's own buttons
     return {"parallel_read_safe": True, "parallel_write_safe": True}

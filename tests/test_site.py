@@ -297,14 +297,18 @@ def test_every_notebook_page_says_how_to_run_it_and_opens_it_in_the_lab(site, no
     page = parse(site.root / page_of(notebook))
     relpath = notebook.relative_to(REPO).as_posix()
     assert "./course lab" in page.text and "./course test" in page.text
-    opens = [url for tag, url, cls in page.links if "open-in-lab" in cls]
-    assert opens == [LAB_URL + relpath]
+    opens = [url for tag, url, cls in page.links if "open-in-lab" in cls.split()]  # the banner's link
+    buttons = [url for tag, url, cls in page.links if "btn-lab" in cls.split()]  # the header's button
+    assert opens == buttons == [LAB_URL + relpath]
 
 
 def test_the_guide_pages_say_how_to_run_the_course(site):
     for name in ["explainer", "instructors", "summaries", "summary_01"]:
-        text = parse(site.root / "guide" / f"{name}.html").text
-        assert "./course lab" in text, name
+        page = parse(site.root / "guide" / f"{name}.html")
+        assert "./course lab" in page.text, name
+        assert [url for _t, url, cls in page.links if "btn-lab" in cls.split()] == [
+            LAB_URL + "notebooks/00_start.ipynb"
+        ]
 
 
 def _saved_explorer_text(nb) -> list[str]:

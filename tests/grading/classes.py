@@ -45,5 +45,5 @@ _CELL_ID = re.compile(r' id="cell-id=[0-9a-f-]+"')
 
 def outputs(out: Path) -> dict[str, str]:
     """``{path under out: text}`` of grades.csv and every feedback page, cell ids left out."""
-    files = sorted(p for p in out.rglob("*") if p.is_file() and (p.suffix == ".html" or p.name == "grades.csv"))
+    files = sorted([*(out / "feedback").rglob("*.html"), *out.glob("grades.csv")])
     return {str(p.relative_to(out)): _CELL_ID.sub("", p.read_text(encoding="utf-8")) for p in files}

@@ -46,7 +46,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Kind", "KINDS", "UNKNOWN", "MODIFIED_INPLACE", "modified_inplace_message"]
+__all__ = ["Kind", "KINDS", "UNKNOWN", "MODIFIED_INPLACE", "EXCEPTION_TYPES", "modified_inplace_message"]
 
 
 @dataclass(frozen=True)
@@ -1011,7 +1011,7 @@ KINDS.update(
         "compile_hook_side_effect": Kind(
             "usage",
             r"HOP: Unsafe side effect",
-            (_COMPILE[0], "Hooks and `retain_grad` under compile"),
+            (_COMPILE[0], "Hooks and"),
             "A tensor hook registered inside the compiled function has a side effect (it appends to a "
             "list, logs, writes a global): Dynamo can trace a hook that only transforms the gradient, "
             "but not one that mutates something outside, so the graph breaks there (under "
@@ -1023,7 +1023,7 @@ KINDS.update(
         "compile_checkpoint_side_effect": Kind(
             "usage",
             "",
-            (_COMPILE[0], "Hooks and `retain_grad` under compile"),
+            (_COMPILE[0], "Hooks and"),
             "A function checkpointed (torch.utils.checkpoint) inside compiled code has a side effect "
             "(it appends to a list, counts calls, writes a global): the checkpoint replays its forward "
             "in backward, so Dynamo refuses to trace the side effect (under fullgraph=True: this "
@@ -1063,35 +1063,15 @@ KINDS.update(
             "Drop static_graph=True and pass find_unused_parameters=True, or make the forward use the "
             "same parameters in every iteration.",
         ),
-        "ddp_find_unused_no_unused": Kind(
-            "usage",
-            r"find_unused_parameters=True was specified in DDP constructor, but did not find any "
-            r"unused parameters",
-            _DDP,
-            "DistributedDataParallel(..., find_unused_parameters=True) walks the graph after every "
-            "forward to find parameters without gradient, and found none: the walk costs time for "
-            "nothing.",
-            "Remove find_unused_parameters=True (every parameter gets a gradient in every iteration).",
-        ),
         "ddp_model_mismatch": Kind(
             "usage",
-            r"DDP expects same model across all ranks",
+            r"DDP expects same model across all ranks|appears not to match sizes of the same param in process",
             _DDP,
             "The ranks built different models (another number or shape of parameters): DDP checks "
             "at construction that each rank holds the same parameters, since it reduces them bucket "
             "by bucket.",
             "Build the same model in every rank (no rank-dependent layers or sizes); vary the data by "
             "rank, not the model.",
-        ),
-        "sync_batchnorm_cpu": Kind(
-            "usage",
-            r"SyncBatchNorm expected input tensor to be on GPU",
-            _DDP,
-            "nn.SyncBatchNorm ran on a CPU tensor: it is implemented for GPUs only (its statistics "
-            "are all-reduced with NCCL).",
-            "On the CPU keep nn.BatchNorm (each rank normalises with its own batch); convert with "
-            "nn.SyncBatchNorm.convert_sync_batchnorm(model) only for GPU runs.",
-            types=("ValueError",),
         ),
         "ddp_no_trainable_parameters": Kind(
             "usage",
@@ -1109,7 +1089,8 @@ KINDS.update(
             "The process group's rendezvous port (MASTER_PORT, the store's port) is already taken: a "
             "previous run that did not exit, or another notebook using the same port.",
             "Use another port (MASTER_PORT, init_method='tcp://127.0.0.1:<port>'), or end the old "
-            "processes (restart that notebook's kernel); run_ranks picks a free port itself.",
+            "processes (restart that notebook's kernel); run_ranks needs no port (its ranks meet through a "
+            "FileStore).",
         ),
     }
 )
@@ -1195,3 +1176,5 @@ UNKNOWN = Kind(
     "This message is not one of the autograd errors and warnings this explainer knows.",
     "Read PyTorch's message above; the course's lessons are listed on the start page.",
 )
+# Every exception type (builtin name) a known kind comes as: what the notebook extension explains.
+EXCEPTION_TYPES = tuple(sorted({t for k in KINDS.values() for t in k.types}))

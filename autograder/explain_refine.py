@@ -17,6 +17,7 @@ Where nothing tells the causes apart (a bare message), the matched kind's text n
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import re
 from functools import lru_cache
@@ -42,6 +43,8 @@ def refine(kind: str, details: dict, text: str, where: Context, error) -> tuple[
 
 
 def _refine(kind, d, text, where, error):
+    # what the code does, not what its comments say ("# no scaler.update()")
+    where = dataclasses.replace(where, source=re.sub(r"#[^\n]*", "", where.source))
     written = where.source + "\n" + text  # Dynamo quotes the learner's line in its message
     if kind == "unknown" or kind in ("autocast_dtype_mismatch",):
         if isinstance(error, BaseException) and where.in_backward and re.search(_SAVED_HOOKS, where.source):
@@ -156,11 +159,12 @@ def _scaler_order(kind: str, d: dict, where: Context) -> dict:
             "or step comes after step()), or update() comes before step(), or unscale_ is called "
             "twice, by you and by a helper (it would divide the gradients by the scale twice)."
         )
-    elif "unscale_() has already been called" in what or calls.count("unscale_") > 1:
+    elif "unscale_() has already been called" in what:
         story = (
-            f"unscale_ is called {calls.count('unscale_')} times in your code ({', '.join(calls)}): "
-            "once per optimizer and iteration is allowed, since a second one would divide the "
-            "gradients by the scale again; scaler.step knows whether it was done."
+            f"unscale_ ran twice for this optimizer in one iteration (your code calls: {', '.join(calls)}; "
+            "a helper that clips may unscale too): once per optimizer and iteration is allowed, since a "
+            "second one would divide the gradients by the scale again; scaler.step knows whether it was "
+            "done."
         )
     elif "update" not in calls:
         story = (
@@ -200,6 +204,6 @@ def setup_names() -> frozenset:
                 names.add(node.name)
             elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.With, ast.For)):
                 targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
-                for target in filter(None, targets):
-                    names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                for target in filter(None, targets):  # not a, x, h: names a learner may mean as their own
+                    names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name) and len(n.id) > 2)
     return frozenset(names - {"*", "_"})

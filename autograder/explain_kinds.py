@@ -499,7 +499,7 @@ KINDS.update(
         ),
         "vmap_inplace": Kind(
             "usage",
-            r"vmap: inplace arithmetic\(self, \*extra_args\) is not possible",
+            r"vmap: (?:inplace arithmetic|[\w:.]+_)\(self, \*extra_args\) is not possible",
             _FUNC,
             "Under vmap an in-place operation wrote a batched value (one per sample) into a tensor "
             "that is not batched, typically a buffer the function created with torch.zeros(...) "
@@ -815,6 +815,17 @@ KINDS.update(
             "cast_inputs=torch.float32 to run it in float32) and backward with "
             "@torch.amp.custom_bwd(device_type='cpu'), so backward runs with forward's autocast state.",
         ),
+        "custom_fwd_setup_context": Kind(
+            "usage",
+            r"object has no attribute '_fwd_used_autocast'",
+            (_PRECISION[0], "Pitfalls"),
+            "torch.amp.custom_bwd found no autocast state on ctx: custom_fwd writes it on ctx, which "
+            "it takes to be forward's first argument, and a Function with a separate setup_context has "
+            "a forward without ctx (pytorch/pytorch#132388).",
+            "With custom_fwd/custom_bwd, write the combined forward(ctx, ...) (no setup_context); or "
+            "drop the decorators and cast inside forward yourself (x.float()).",
+            types=("AttributeError",),
+        ),
         "dtype_mismatch": Kind(
             "usage",
             "",
@@ -905,6 +916,16 @@ KINDS.update(
             "resume); keep the order scaler.step(opt); scaler.update(); scheduler.step().",
         ),
         # chapter 12: torch.func over modules, randomness, buffers
+        "vmap_batch_norm": Kind(
+            "usage",
+            r"Batch norm got a batched tensor as input while the running_mean or running_var, which will "
+            r"be updated in place, were not batched",
+            _FUNC,
+            "A BatchNorm in training mode ran under vmap: it would update its running_mean and "
+            "running_var in place with one value per sample, and those buffers hold one value only.",
+            "For per-sample gradients put the model in eval() mode, or make BatchNorm keep no running "
+            "statistics: torch.func.replace_all_batch_norm_modules_(model) (or track_running_stats=False).",
+        ),
         "func_saved_tensor_hooks": Kind(
             "usage",
             r"torch\.func\.\{grad, vjp, jacrev, hessian\} don't yet support saved tensor hooks",

@@ -1734,7 +1734,42 @@ def _setup_cell_skipped():
     return error_of  # noqa: F821 -- a name the lessons' set-up cells define, never run here
 
 
+class _CastSeparately(torch.autograd.Function):
+    @staticmethod
+    @torch.amp.custom_fwd(device_type="cpu")
+    def forward(x):
+        return x * 2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    @torch.amp.custom_bwd(device_type="cpu")
+    def backward(ctx, g):
+        return g * 2
+
+
+def _custom_fwd_with_setup_context():
+    _CastSeparately.apply(_leaf()).sum().backward()
+
+
+def _vmap_over_batch_norm_in_training():
+    torch.func.vmap(nn.BatchNorm1d(4))(torch.randn(3, 8, 4))
+
+
+def _vmap_copies_into_a_fresh_tensor():
+    def fill(y):
+        out = torch.zeros(5)
+        out.copy_(y)
+        return out
+
+    torch.func.vmap(fill)(torch.randn(3, 5))
+
+
 CHAPTERS_9_14 = {
+    "custom_fwd_setup_context": _custom_fwd_with_setup_context,
+    "vmap_batch_norm": _vmap_over_batch_norm_in_training,
     "custom_function_save_non_tensor": _saves_a_number,
     "custom_function_legacy": _function_instantiated,
     "custom_function_no_backward": _function_without_backward,
@@ -1863,6 +1898,11 @@ def test_scaler_order_names_the_order_the_code_used():
     assert "unscale_ ran twice" in twice.cause and "update() was forgotten" not in twice.cause
     update_first = explain(raised(_scaler_update_then_step))
     assert "in this order: scale, update, step" in update_first.cause
+
+
+def test_vmap_inplace_covers_every_inplace_op():
+    """Is a copy_ into an unbatched tensor under vmap (functorch#105's message) vmap_inplace too?"""
+    assert explain(raised(_vmap_copies_into_a_fresh_tensor)).kind == "vmap_inplace"
 
 
 def test_hook_signature_says_which_hook():

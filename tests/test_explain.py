@@ -971,9 +971,15 @@ SHELL_SCRIPT = textwrap.dedent("""
     run("before", [("error", ERROR), ("syntax", "x = (1,")])
     ip.run_line_magic("load_ext", "autograder")
     VALUE_ERROR = "torch.distributed.barrier()"  # outside a process group: a ValueError
+    # a forward hook that returns a handle (TypeError); update() before any step() (AssertionError)
+    TYPE_ERROR = ("m = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Tanh())\n"
+                  "m[0].register_forward_hook(lambda mod, a, o: o.register_hook(print))\nm(torch.ones(1, 2))")
+    ASSERTION = ("s = torch.amp.GradScaler('cpu')\n"
+                 "s.scale(torch.ones(1, requires_grad=True).sum()).backward()\ns.update()")
     run("loaded", [("error", ERROR), ("other", "1 / 0"), ("warning", WARNING),
                    ("syntax", "x = (1,"), ("value error", VALUE_ERROR), ("other value error", "int('x')"),
-                   ("name error", "count_casts(1)")])
+                   ("name error", "count_casts(1)"), ("type error", TYPE_ERROR), ("assertion", ASSERTION),
+                   ("other type error", "len(1)")])
     ip.run_line_magic("unload_ext", "autograder")
     run("unloaded", [("error", ERROR), ("warning", WARNING)])
     print("=== restored"); print(ip.custom_exceptions, warnings.showwarning.__module__)
@@ -1003,6 +1009,10 @@ def test_ipython_extension_adds_explanations_after_tracebacks_and_warnings():
     assert "ValueError" in value_error and "(ddp_no_process_group)" in value_error
     assert "ValueError" in out["loaded other value error"] and explains not in out["loaded other value error"]
     assert "NameError" in out["loaded name error"] and "(name_not_defined)" in out["loaded name error"]
+    type_error, assertion = out["loaded type error"], out["loaded assertion"]  # not only RuntimeErrors
+    assert "TypeError" in type_error and "(forward_hook_returned_value)" in type_error
+    assert "AssertionError" in assertion and "(scaler_update_before_step)" in assertion
+    assert "TypeError" in out["loaded other type error"] and explains not in out["loaded other type error"]
     warning = err["loaded warning"]
     assert warning.index("UserWarning") < warning.index(explains) and "(nonleaf_grad)" in warning
     assert "RuntimeError" in out["unloaded error"] and explains not in out["unloaded error"]

@@ -972,10 +972,10 @@ SHELL_SCRIPT = textwrap.dedent("""
     ip.run_line_magic("load_ext", "autograder")
     VALUE_ERROR = "torch.distributed.barrier()"  # outside a process group: a ValueError
     # a forward hook that returns a handle (TypeError); update() before any step() (AssertionError)
-    TYPE_ERROR = ("m = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Tanh())\n"
-                  "m[0].register_forward_hook(lambda mod, a, o: o.register_hook(print))\nm(torch.ones(1, 2))")
-    ASSERTION = ("s = torch.amp.GradScaler('cpu')\n"
-                 "s.scale(torch.ones(1, requires_grad=True).sum()).backward()\ns.update()")
+    TYPE_ERROR = ("m = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Tanh())\\n"
+                  "m[0].register_forward_hook(lambda mod, a, o: o.register_hook(print))\\nm(torch.ones(1, 2))")
+    ASSERTION = ("s = torch.amp.GradScaler('cpu')\\n"
+                 "s.scale(torch.ones(1, requires_grad=True).sum()).backward()\\ns.update()")
     run("loaded", [("error", ERROR), ("other", "1 / 0"), ("warning", WARNING),
                    ("syntax", "x = (1,"), ("value error", VALUE_ERROR), ("other value error", "int('x')"),
                    ("name error", "count_casts(1)"), ("type error", TYPE_ERROR), ("assertion", ASSERTION),

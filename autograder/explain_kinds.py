@@ -640,12 +640,12 @@ KINDS.update(
 # ---- chapters 9-14, collected from the lessons' pitfalls, the exercises' typical mistakes and the
 # messages most reported on PyTorch's issue tracker and forums for each topic. Kinds whose pattern is
 # "" are causes that explain_refine tells apart from another kind's message.
-_ANY_ERROR = ("RuntimeError", "TypeError", "ValueError", "KeyError", "IndexError", "AttributeError")
+_ANY_ERROR = ("RuntimeError", "TypeError", "ValueError", "KeyError", "IndexError", "AttributeError", "OSError")
 KINDS.update(
     {
         "custom_function_save_non_tensor": Kind(
             "usage",
-            r"save_for_backward can only save variables, but argument (?P<position>\d+) is of type (?P<type>\w+)",
+            r"save_for_backward can only save variables, but argument (?P<position>\d+) is of type (?P<type>[\w.]+)",
             (_FUNCTIONS, "save_for_backward or a ctx attribute"),
             "ctx.save_for_backward(...) got a {type} as argument {position} (counting from 0). It saves "
             "tensors only (it checks their version counters and frees them after backward).",
@@ -764,8 +764,8 @@ KINDS.update(
             r"(?P<function>[\w.<>]+)\(\) takes (?P<takes>\d+) positional arguments? but (?P<given>\d+) "
             r"(?:was|were) given",
             _HOOKS,
-            "{which} was called with {given} argument(s) and takes {takes}. {signatures}",
-            "Give the hook the arguments PyTorch passes: {signatures}",
+            "{which} was called with {given} argument(s) and takes {takes}.{factory}",
+            "Give the hook the arguments PyTorch passes: {signatures}{factory_fix}",
             types=("TypeError",),
             where=r"nn[/\\]modules[/\\]module\.py|utils[/\\]hooks\.py|_engine_run_backward|run_backward",
         ),
@@ -798,8 +798,9 @@ KINDS.update(
             "tensor and computes with what it returns, so an unpack hook that fails, or returns a "
             "tensor of another dtype or shape than the one pack received, fails there.",
             "Make unpack return exactly the saved tensor: same shape, dtype and device (pack: "
-            "t -> (t.dtype, t.to(torch.bfloat16)); unpack: (dtype, p) -> p.to(dtype)); check that the "
-            "gradients equal those without the hooks.",
+            "t -> (t.dtype, t.to(torch.bfloat16)); unpack: (dtype, p) -> p.to(dtype)), and keep what "
+            "unpack reads (a file, a dict entry) until backward has run; check that the gradients "
+            "equal those without the hooks.",
             types=_ANY_ERROR,
         ),
         # chapter 11: mixed precision
@@ -853,10 +854,13 @@ KINDS.update(
             (_PRECISION[0], "The scaler's steps"),
             "scaler.step(optimizer) found no gradient to unscale among this optimizer's parameters: "
             "none of them has a .grad. The backward did not reach them (the optimizer was built on "
-            "other parameters, or they are frozen), or the gradients were cleared "
-            "(optimizer.zero_grad()) between backward and step.{order}",
+            "other parameters, a second model took no part in this iteration's loss, or they are "
+            "frozen), or the gradients were cleared (optimizer.zero_grad()) between backward and "
+            "step.{order}",
             "Build the optimizer on the model that computes the loss (torch.optim.SGD(model.parameters(), "
-            "...)); call zero_grad() at the start of the iteration, before scaler.scale(loss).backward().",
+            "...)); call zero_grad() at the start of the iteration, before scaler.scale(loss).backward(); "
+            "skip scaler.step(opt) for an optimizer none of whose parameters got a gradient this "
+            "iteration (if any(p.grad is not None for g in opt.param_groups for p in g['params'])).",
             types=("AssertionError",),
         ),
         "scaler_update_before_step": Kind(

@@ -142,7 +142,23 @@ def _hook_signature(d: dict, where: Context):
             "hook(module, grad_input, grad_output) in backward, hook(grad) on a tensor.",
         ),
     )
-    return "hook_signature", {**d, "which": f"{which}, {function},", "signatures": signatures}
+    name = function.rsplit(".", 1)[-1]
+    factory = factory_fix = ""
+    if int(d.get("takes", 0)) < int(d.get("given", 0)) and int(d.get("takes", 0)) <= 1 and name != "<lambda>":
+        # register_forward_hook(get_activation): the function that makes the hook, not the hook
+        factory = (
+            f" If {name} is the function that makes the hook ({name}('name') returns it), it was registered itself."
+        )
+        factory_fix = (
+            f" For a function that makes hooks, register what it returns: ...register_forward_hook({name}('fc'))."
+        )
+    return "hook_signature", {
+        **d,
+        "which": f"{which}, {name},",
+        "signatures": signatures,
+        "factory": factory,
+        "factory_fix": factory_fix,
+    }
 
 
 def _scaler_order(kind: str, d: dict, where: Context) -> dict:

@@ -16,23 +16,42 @@ kept alive     ``create_graph_cycle`` (a warning): the graph cannot be freed
 usage          ``nonleaf_grad``, ``checkpoint_use_reentrant``, ``checkpoint_no_grad_input`` (all
                warnings), ``checkpoint_reentrant_grad``, ``non_scalar_output``,
                ``custom_function_gradients``, ``custom_function_non_tensor_grad``,
-               ``custom_function_grad_shape``, ``once_differentiable``, ``function_transform``:
+               ``custom_function_grad_shape``, ``once_differentiable``, ``function_transform``,
+               ``grad_outputs_missing`` (autograd.grad of a non-scalar), ``numpy_requires_grad``:
                the graph is fine, an autograd call (or a custom Function) is used the wrong
                way (a reentrant checkpoint whose inputs do not require grad records no graph
                for the block, but the fix is in the call)
+custom (ch 9)  ``custom_function_*`` (the gradients backward returns, save_for_backward, the legacy
+               style, a missing backward or jvp, setup_context's signature), ``once_differentiable``,
+               ``function_transform``, ``gradcheck_mismatch``/``gradcheck_float32``/``gradcheck_not_double``,
+               ``function_backward_no_grad`` (not built: autograd.grad inside a backward)
 hooks (ch 10)  ``backward_hook_inplace``, ``grad_overlap_inplace``, ``pack_hook_inplace`` (changed);
                ``hook_no_grad_tensor`` (not built); ``hook_changed_grad``,
-               ``post_accumulate_nonleaf``, ``full_backward_hook_no_input`` and
-               ``nonfull_backward_hook`` (both warnings) (usage)
-amp (ch 11)    ``autocast_dtype_mismatch``, ``scaler_call_order``, ``scaler_fp16_grads``,
-               ``amp_device_unavailable`` (a warning) (usage)
-func (ch 12)   ``vmap_item``, ``vmap_control_flow``, ``vmap_inplace``, ``backward_in_transform``,
-               ``func_grad_not_scalar``, ``anomaly_nan`` (all usage): torch.func transforms and NaN
-               gradients (a second derivative without create_graph is ``not_built``)
+               ``post_accumulate_nonleaf``, ``post_accumulate_returned``, ``forward_hook_returned_value``,
+               ``hook_signature``, ``backward_hook_count``, ``unpack_hook_not_tensor``,
+               ``unpack_hook_backward`` (any error in backward under saved-tensor hooks),
+               ``full_backward_hook_no_input`` and ``nonfull_backward_hook`` (both warnings) (usage)
+amp (ch 11)    ``autocast_dtype_mismatch`` and its other causes ``custom_function_autocast``,
+               ``dtype_mismatch``; ``custom_fwd_setup_context``; GradScaler: ``scaler_call_order``
+               (naming the order the code uses), ``scaler_not_scaled``, ``scaler_no_inf_checks``,
+               ``scaler_update_before_step``, ``scaler_fp16_grads``; ``half_overflow``;
+               warnings ``amp_device_unavailable``, ``amp_deprecated_api``, ``cpu_autocast_dtype``,
+               ``lr_scheduler_order``/``scaler_skipped_step`` (usage)
+func (ch 12)   ``vmap_item``, ``vmap_control_flow``, ``vmap_inplace``, ``vmap_randomness``,
+               ``vmap_batch_norm``, ``vmap_mapped_sizes``, ``vmap_in_dims``, ``backward_in_transform``,
+               ``func_grad_not_scalar``, ``func_output_type``, ``func_saved_tensor_hooks``,
+               ``func_captured_mutation``/``func_buffer_mutation``, ``func_numpy``,
+               ``grad_unused_input``, ``anomaly_nan`` (usage); ``second_derivative_no_create_graph``,
+               ``second_derivative_constant`` (not built)
 compile (13)   ``compile_builtin``, ``compile_item``, ``compile_data_dependent``,
-               ``compile_retain_grad`` (usage): Dynamo's graph breaks, errors under fullgraph=True
-DDP (ch 14)    ``ddp_ready_twice``, ``ddp_unused_parameters``, ``ddp_no_process_group`` (usage)
-notebook       ``name_not_defined``: not autograd's, a cell ran before the cell that defines a name
+               ``compile_retain_grad``, ``compile_hook_side_effect``, ``compile_checkpoint_side_effect``,
+               ``compile_autograd_call``, ``compile_no_cxx`` (usage): Dynamo's graph breaks, errors
+               under fullgraph=True, Inductor without a compiler
+DDP (ch 14)    ``ddp_ready_twice``, ``ddp_unused_parameters``, ``ddp_no_process_group``,
+               ``ddp_static_graph_changed``, ``ddp_model_mismatch``, ``ddp_no_trainable_parameters``,
+               ``dist_address_in_use`` (usage)
+notebook       ``name_not_defined``: not autograd's, a cell ran before the cell that defines a name;
+               ``setup_not_run``: a name the set-up cell defines (torch, nn, ...)
 unknown        ``unknown``: anything else
 =============  ====================================================================================
 
@@ -46,7 +65,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Kind", "KINDS", "UNKNOWN", "MODIFIED_INPLACE", "EXCEPTION_TYPES", "modified_inplace_message"]
+__all__ = [
+    "Kind",
+    "KINDS",
+    "UNKNOWN",
+    "MODIFIED_INPLACE",
+    "EXCEPTION_TYPES",
+    "kinds_by_chapter",
+    "modified_inplace_message",
+]
 
 
 @dataclass(frozen=True)
@@ -1203,3 +1230,14 @@ UNKNOWN = Kind(
 )
 # Every exception type (builtin name) a known kind comes as: what the notebook extension explains.
 EXCEPTION_TYPES = tuple(sorted({t for k in KINDS.values() for t in k.types}))
+
+
+def kinds_by_chapter() -> dict[int, list[str]]:
+    """The kinds ``explain`` knows, by the chapter whose lesson teaches each (0: the start page, for a
+    cell run before the cell it needs), chapters in order, kinds in the table's order."""
+    chapters: dict[int, list[str]] = {}
+    for name, kind in KINDS.items():
+        where = kind.lesson if isinstance(kind.lesson, str) else kind.lesson[0]
+        found = re.search(r"notebooks/(\d+)_", where)
+        chapters.setdefault(int(found.group(1)) if found else 0, []).append(name)
+    return dict(sorted(chapters.items()))

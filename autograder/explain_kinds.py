@@ -278,7 +278,7 @@ KINDS: dict[str, Kind] = {
     ),
     "custom_function_gradients": Kind(
         "usage",
-        r"function (?P<function>\w+) returned an incorrect number of gradients "
+        r"(?:function (?P<function>\w+) )?returned an incorrect number of gradients "
         r"\(expected (?P<expected>\d+), got (?P<got>\d+)\)",
         (_FUNCTIONS, "What backward returns"),
         "The backward() of your autograd.Function {function} returned {got} gradient(s), but "
@@ -754,6 +754,18 @@ KINDS.update(
             "(output {output}, input {input}).",
             "Give gradcheck float64 inputs: torch.randn(3, dtype=torch.float64, requires_grad=True); "
             "only then does a mismatch mean that backward is wrong.",
+        ),
+        "gradgradcheck_mismatch": Kind(
+            "usage",
+            "",
+            (_FUNCTIONS, "gradgradcheck"),
+            "gradgradcheck differentiated your backward (a second derivative) and the result differs "
+            "from finite differences (output {output}, input {input}): part of backward is not "
+            "recorded under create_graph=True: a .detach(), .data, NumPy or .item() inside it, or a "
+            "saved tensor used where the input should be.",
+            "Write backward with differentiable torch operations on the saved tensors and the "
+            "incoming gradient only (no detach/.data/NumPy); or mark it @once_differentiable if no "
+            "second derivative is needed.",
         ),
         "gradcheck_not_double": Kind(
             "usage",

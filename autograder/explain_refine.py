@@ -69,6 +69,8 @@ def _refine(kind, d, text, where, error):
     elif kind == "hook_signature":
         return _hook_signature(d, where)
     elif kind == "gradcheck_mismatch":
+        if where.called(r"gradcheck\.py:gradgradcheck|in gradgradcheck\b"):
+            return "gradgradcheck_mismatch", d
         if "numerical:" in text and not re.search(r"float64|double", text):
             return "gradcheck_float32", d
     elif kind == "func_captured_mutation":

@@ -976,10 +976,15 @@ SHELL_SCRIPT = textwrap.dedent("""
                   "m[0].register_forward_hook(lambda mod, a, o: o.register_hook(print))\\nm(torch.ones(1, 2))")
     ASSERTION = ("s = torch.amp.GradScaler('cpu')\\n"
                  "s.scale(torch.ones(1, requires_grad=True).sum()).backward()\\ns.update()")
+    SKIPPED_STEP = ("net = torch.nn.Linear(2, 1)\\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\\n"
+                    "sched = torch.optim.lr_scheduler.StepLR(opt, 1)\\n"
+                    "scaler = torch.amp.GradScaler('cpu', init_scale=1e38)\\n"
+                    "scaler.scale(net(torch.full((1, 2), 10.0)).sum()).backward()\\n"
+                    "scaler.step(opt)\\nscaler.update()\\nsched.step()")
     run("loaded", [("error", ERROR), ("other", "1 / 0"), ("warning", WARNING),
                    ("syntax", "x = (1,"), ("value error", VALUE_ERROR), ("other value error", "int('x')"),
                    ("name error", "count_casts(1)"), ("type error", TYPE_ERROR), ("assertion", ASSERTION),
-                   ("other type error", "len(1)")])
+                   ("other type error", "len(1)"), ("skipped step", SKIPPED_STEP)])
     ip.run_line_magic("unload_ext", "autograder")
     run("unloaded", [("error", ERROR), ("warning", WARNING)])
     print("=== restored"); print(ip.custom_exceptions, warnings.showwarning.__module__)
@@ -1013,6 +1018,8 @@ def test_ipython_extension_adds_explanations_after_tracebacks_and_warnings():
     assert "TypeError" in type_error and "(forward_hook_returned_value)" in type_error
     assert "AssertionError" in assertion and "(scaler_update_before_step)" in assertion
     assert "TypeError" in out["loaded other type error"] and explains not in out["loaded other type error"]
+    # a warning is told apart by the cell that warned: the scheduler after a step GradScaler skipped
+    assert "(scaler_skipped_step)" in err["loaded skipped step"]
     warning = err["loaded warning"]
     assert warning.index("UserWarning") < warning.index(explains) and "(nonleaf_grad)" in warning
     assert "RuntimeError" in out["unloaded error"] and explains not in out["unloaded error"]
@@ -1484,6 +1491,22 @@ def _gradcheck_in_float32():
         torch.autograd.gradcheck(_Square.apply, (torch.randn(3, requires_grad=True),), eps=1e-6)
 
 
+class _SquareDetached(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**2
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 2 * g * x.detach()  # correct once, not differentiable again
+
+
+def _gradgradcheck_detached_backward():
+    torch.autograd.gradgradcheck(_SquareDetached.apply, (torch.randn(3, dtype=torch.float64, requires_grad=True),))
+
+
 def _gradcheck_warns_on_float32():
     try:
         torch.autograd.gradcheck(_Square.apply, (torch.randn(3, requires_grad=True),))
@@ -1789,6 +1812,7 @@ CHAPTERS_9_14 = {
     "gradcheck_mismatch": _gradcheck_wrong_backward,
     "gradcheck_float32": _gradcheck_in_float32,
     "gradcheck_not_double": _gradcheck_warns_on_float32,
+    "gradgradcheck_mismatch": _gradgradcheck_detached_backward,
     "post_accumulate_returned": _post_accumulate_hook_clamps,
     "forward_hook_returned_value": _forward_hook_returns_a_handle,
     "hook_signature": _forward_hook_without_args,

@@ -43,6 +43,7 @@ class Context:
     known: bool = False
     in_function_backward: bool = False
     create_graph: bool | None = None  # what the failing torch.autograd.grad/backward was passed
+    innermost: str = ""  # "file:function" of the frame that raised (a pasted traceback: its last File line)
 
     def called(self, pattern: str) -> bool:
         """Does a frame's ``file:function`` match ``pattern`` (a regex)?"""
@@ -89,8 +90,11 @@ def context(error) -> Context:
     else gives an empty Context (``known`` False)."""
     try:
         if isinstance(error, str):
-            return Context(calls=error, source=error, known=bool(error.strip()))
+            files = re.findall(r'File "([^"]+)", line \d+, in (\S+)', error)
+            innermost = f"{files[-1][0]}:{files[-1][1]}" if files else ""
+            return Context(calls=error, source=error, known=bool(error.strip()), innermost=innermost)
         calls, sources, function_backward, create_graph, seen = [], [], False, None, set()
+        innermost = ""
         stack = error if isinstance(error, types.FrameType) else None
         while (stack or isinstance(error, BaseException)) and id(error) not in seen and len(seen) < 8:
             seen.add(id(error))
@@ -104,6 +108,8 @@ def context(error) -> Context:
                 while tb is not None and len(frames) < _MAX_FRAMES:
                     frames.append(tb.tb_frame)
                     tb = tb.tb_next
+            if frames and not innermost:  # the error itself (not those it was raised from)
+                innermost = f"{frames[-1].f_code.co_filename}:{frames[-1].f_code.co_name}"
             for frame in frames:
                 filename = frame.f_code.co_filename
                 calls.append(f"{filename}:{frame.f_code.co_name}")
@@ -120,6 +126,6 @@ def context(error) -> Context:
                 error = error.__cause__ or error.__context__
             else:
                 error = None
-        return Context("\n".join(calls), "\n".join(sources), bool(calls), function_backward, create_graph)
+        return Context("\n".join(calls), "\n".join(sources), bool(calls), function_backward, create_graph, innermost)
     except Exception:  # noqa: BLE001 -- reading a traceback must never add an error of its own
         return Context()

@@ -130,11 +130,17 @@ _HOOKS = {
 }
 
 
+# Where PyTorch calls hooks: a hook's signature error is raised there, not in the learner's code.
+_HOOK_CALLERS = r"nn[/\\]modules[/\\]module\.py|utils[/\\]hooks\.py|_engine_run_backward|run_backward"
+
+
 def _hook_signature(d: dict, where: Context):
     function = d.get("function", "")
     if function.endswith(".backward"):
         return "custom_function_backward_arity", d
-    if re.search(r"(?:^|\.)forward$", function):  # a module's forward called with other arguments
+    if re.search(r"(?:^|\.)forward$", function) or (
+        where.innermost and not re.search(_HOOK_CALLERS, where.innermost)
+    ):  # a module's forward, or a function of yours, called with other arguments: not a hook
         return "unknown", {}
     which, signatures = _HOOKS.get(
         (where.in_backward, int(d.get("given", 0))),

@@ -1948,6 +1948,15 @@ def test_hook_signature_says_which_hook():
     assert backward.kind == "hook_signature" and "hook(module, grad_input, grad_output)" in backward.fix
     assert explain(raised(lambda: nn.Linear(2, 2)(torch.ones(1, 2), 3))).kind == "unknown"
 
+    class CallsAHelper(nn.Module):
+        def forward(self, x):
+            return self.helper(x, 2)
+
+        def helper(self, x):
+            return x
+
+    assert explain(raised(lambda: CallsAHelper()(torch.ones(1)))).kind == "unknown"  # inside forward, not a hook
+
 
 def test_errors_in_backward_under_saved_tensor_hooks_point_at_the_unpack_hook():
     """Are a dtype mismatch that the learner's own unpack hook caused (no autocast anywhere) and a

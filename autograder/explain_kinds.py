@@ -810,13 +810,25 @@ KINDS.update(
         ),
         "backward_hook_count": Kind(
             "usage",
-            r"Backward hook returned an invalid number of grad_input, got (?P<got>\d+), but expected "
-            r"(?P<expected>\d+)",
+            r"Backward (?P<pre>pre )?hook returned an invalid number of (?P<which>grad_input|grad_output), "
+            r"got (?P<got>\d+), but expected (?P<expected>\d+)|has returned an incorrect number of values "
+            r"\(got (?P<got_old>\d+), but expected (?P<expected_old>\d+)\)",
             (_HOOKS[0], "Module hooks"),
-            "A full backward hook returned {got} gradients, and the module has {expected} input(s): "
-            "its return value replaces grad_input, one entry per input of forward.",
-            "Return None (to keep grad_input) or a tuple like grad_input: tuple(g * 2 if g is not None "
-            "else None for g in grad_input).",
+            "A module's full backward {hook} returned {got} gradient(s), and {which} has {expected}: its "
+            "return value replaces {which}, one entry per {part} of the module's forward.",
+            "Return None (to keep {which}) or a tuple like it: tuple(g * 2 if g is not None else None for "
+            "g in {which}).",
+        ),
+        "module_hook_changed_grad": Kind(
+            "usage",
+            "",
+            (_HOOKS[0], "Module hooks"),
+            "A module's full backward hook (or pre-hook) returned something other than a tuple like "
+            "grad_input (grad_output for a pre-hook): a bare tensor, or tensors of other shapes. PyTorch "
+            "checks what it returns through its own wrapper, named 'hook', hence \"hook 'hook' has "
+            'changed the {what} of value".',
+            "Return None, or a tuple with one tensor per entry, each of that entry's shape: return "
+            "(grad_input[0] * 2,) rather than grad_input[0] * 2.",
         ),
         "unpack_hook_not_tensor": Kind(
             "usage",

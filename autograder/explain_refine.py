@@ -66,6 +66,23 @@ def _refine(kind, d, text, where, error):
             not isinstance(error, BaseException) and "autograd.grad(" in text and ".backward(" not in text
         ):
             return "grad_outputs_missing", d
+    elif kind == "backward_hook_count":
+        which = d.get("which", "grad_input")
+        return kind, {
+            **d,
+            "got": d.get("got", d.get("got_old", "?")),
+            "expected": d.get("expected", d.get("expected_old", "?")),
+            "which": which,
+            "hook": "pre-hook" if "pre" in d or which == "grad_output" else "hook",
+            "part": "output" if which == "grad_output" else "input",
+        }
+    elif kind == "hook_changed_grad":
+        # PyTorch's wrapper of a module's full backward hooks is named "hook" (torch/utils/hooks.py)
+        module_hooks = re.search(
+            r"register_(?:full_)?backward_(?:pre_)?hook|register_module_full_backward", where.source
+        )
+        if d.get("hook") == "hook" and (module_hooks or not re.search(r"register_hook", where.source)):
+            return "module_hook_changed_grad", d
     elif kind == "hook_signature":
         return _hook_signature(d, where)
     elif kind == "gradcheck_mismatch":

@@ -1544,6 +1544,28 @@ def _backward_hook_returns_two():
     layer(torch.ones(1, 2, requires_grad=True)).sum().backward()
 
 
+def _backward_pre_hook_returns_two():
+    layer = nn.Linear(2, 2)
+    layer.register_full_backward_pre_hook(lambda m, grad_output: (grad_output[0], grad_output[0]))
+    layer(torch.ones(1, 2, requires_grad=True)).sum().backward()
+
+
+def _backward_hook_returns_a_bare_tensor():
+    layer = nn.Linear(2, 2)
+    layer.register_full_backward_hook(lambda m, grad_input, grad_output: grad_input[0] * 2)
+    layer(torch.ones(1, 2, requires_grad=True)).sum().backward()
+
+
+def test_module_backward_hooks_returning_the_wrong_thing():
+    """A backward pre-hook returning two gradients for one output names grad_output; a full backward
+    hook returning a bare tensor (TransformerLens#1160) is the module hook's, not a tensor hook's."""
+    pre = explain(raised(_backward_pre_hook_returns_two))
+    assert pre.kind == "backward_hook_count" and "pre-hook returned 2" in pre.cause and "grad_output" in pre.cause
+    bare = explain(raised(_backward_hook_returns_a_bare_tensor))
+    assert bare.kind == "module_hook_changed_grad" and "(grad_input[0] * 2,)" in bare.fix
+    assert explain(raised(_hook_returns_the_norm)).kind == "hook_changed_grad"  # a tensor hook: its own kind
+
+
 def _unpack_returns_a_key():
     with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: 1):
         y = (_leaf() * 2).sin()
@@ -1818,6 +1840,7 @@ CHAPTERS_9_14 = {
     "hook_signature": _forward_hook_without_args,
     "backward_hook_count": _backward_hook_returns_two,
     "unpack_hook_not_tensor": _unpack_returns_a_key,
+    "module_hook_changed_grad": _backward_hook_returns_a_bare_tensor,
     "unpack_hook_backward": _unpack_hook_keeps_bfloat16,
     "custom_function_autocast": _function_backward_under_autocast,
     "dtype_mismatch": _float64_data_meets_float32_layer,

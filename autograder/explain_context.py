@@ -92,7 +92,13 @@ def context(error) -> Context:
         if isinstance(error, str):
             files = re.findall(r'File "([^"]+)", line \d+, in (\S+)', error)
             innermost = f"{files[-1][0]}:{files[-1][1]}" if files else ""
-            return Context(calls=error, source=error, known=bool(error.strip()), innermost=innermost)
+            # a frame "in backward" of the learner's file, called by autograd's engine: a Function's backward
+            engine = error.find("_engine_run_backward")
+            backward = engine >= 0 and any(
+                name in ("backward", "jvp") and not _LIBRARY.search(file)
+                for file, name in re.findall(r'File "([^"]+)", line \d+, in (\S+)', error[engine:])
+            )
+            return Context(error, error, bool(error.strip()), backward, innermost=innermost)
         calls, sources, function_backward, create_graph, seen = [], [], False, None, set()
         innermost = ""
         stack = error if isinstance(error, types.FrameType) else None

@@ -1996,6 +1996,8 @@ def test_dtype_mismatch_causes_are_told_apart():
     assert explain(raised(_bfloat16_result_meets_float32_layer)).kind == "autocast_dtype_mismatch"
     function = explain(raised(_function_backward_under_autocast))
     assert function.kind == "custom_function_autocast" and "custom_bwd" in function.fix
+    pasted = "".join(traceback.format_exception(raised(_function_backward_under_autocast)))
+    assert explain(pasted).kind == "custom_function_autocast"  # a pasted traceback shows the frame too
     data = explain(raised(_float64_data_meets_float32_layer))
     assert data.kind == "dtype_mismatch" and "Double and Float" in data.cause
 

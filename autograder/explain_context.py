@@ -44,6 +44,7 @@ class Context:
     in_function_backward: bool = False
     create_graph: bool | None = None  # what the failing torch.autograd.grad/backward was passed
     innermost: str = ""  # "file:function" of the frame that raised (a pasted traceback: its last File line)
+    sources: tuple = ()  # the code of each learner frame apart, outermost (the cell, the loop) first
 
     def called(self, pattern: str) -> bool:
         """Does a frame's ``file:function`` match ``pattern`` (a regex)?"""
@@ -98,7 +99,7 @@ def context(error) -> Context:
                 name in ("backward", "jvp") and not _LIBRARY.search(file)
                 for file, name in re.findall(r'File "([^"]+)", line \d+, in (\S+)', error[engine:])
             )
-            return Context(error, error, bool(error.strip()), backward, innermost=innermost)
+            return Context(error, error, bool(error.strip()), backward, innermost=innermost, sources=(error,))
         calls, sources, function_backward, create_graph, seen = [], [], False, None, set()
         innermost = ""
         stack = error if isinstance(error, types.FrameType) else None
@@ -132,6 +133,14 @@ def context(error) -> Context:
                 error = error.__cause__ or error.__context__
             else:
                 error = None
-        return Context("\n".join(calls), "\n".join(sources), bool(calls), function_backward, create_graph, innermost)
+        return Context(
+            "\n".join(calls),
+            "\n".join(sources),
+            bool(calls),
+            function_backward,
+            create_graph,
+            innermost,
+            tuple(sources),
+        )
     except Exception:  # noqa: BLE001 -- reading a traceback must never add an error of its own
         return Context()

@@ -44,7 +44,11 @@ def refine(kind: str, details: dict, text: str, where: Context, error) -> tuple[
 
 def _refine(kind, d, text, where, error):
     # what the code does, not what its comments say ("# no scaler.update()")
-    where = dataclasses.replace(where, source=re.sub(r"#[^\n]*", "", where.source))
+    where = dataclasses.replace(
+        where,
+        source=_uncommented(where.source),
+        sources=tuple(_uncommented(code) for code in where.sources),
+    )
     written = where.source + "\n" + text  # Dynamo quotes the learner's line in its message
     if kind == "unknown" or kind in ("autocast_dtype_mismatch",):
         if isinstance(error, BaseException) and where.in_backward and re.search(_SAVED_HOOKS, where.source):
@@ -115,6 +119,10 @@ def _refine(kind, d, text, where, error):
         )
         return kind, {**d, "what": what}
     return kind, d
+
+
+def _uncommented(code: str) -> str:
+    return re.sub(r"#[^\n]*", "", code)
 
 
 def _not_built(d: dict, where: Context):
@@ -188,7 +196,9 @@ def _hook_signature(d: dict, where: Context):
 
 def _scaler_order(kind: str, d: dict, where: Context) -> dict:
     """The GradScaler calls in the learner's code, in the order written, and what that order says."""
-    calls = _SCALER_CALL.findall(where.source)
+    # the outermost code that calls the scaler (the loop, the cell), in the order it is written
+    code = next((code for code in where.sources if _SCALER_CALL.search(code)), "")
+    calls = _SCALER_CALL.findall(code)
     d = dict(d)
     d["order"] = f" Your code calls, in this order: {', '.join(calls)}." if calls else ""
     if kind != "scaler_call_order":
@@ -202,10 +212,10 @@ def _scaler_order(kind: str, d: dict, where: Context) -> dict:
         )
     elif "unscale_() has already been called" in what:
         story = (
-            f"unscale_ ran twice for this optimizer in one iteration (your code calls: {', '.join(calls)}; "
-            "a helper that clips may unscale too): once per optimizer and iteration is allowed, since a "
-            "second one would divide the gradients by the scale again; scaler.step knows whether it was "
-            "done."
+            f"unscale_ ran twice for this optimizer in one iteration (your code calls scaler.unscale_ in "
+            f"{calls.count('unscale_')} places; a helper that clips may unscale too): once per optimizer "
+            "and iteration is allowed, since a second one would divide the gradients by the scale "
+            "again; scaler.step knows whether it was done."
         )
     elif "update" not in calls:
         story = (

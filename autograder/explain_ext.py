@@ -31,6 +31,8 @@ _state: dict = {"on": False}  # "on"; what loading replaced: "custom_exc", "show
 def _show_error(shell, etype, value, tb, tb_offset=None):
     """IPython's custom exception handler: the usual traceback, then the explanation."""
     shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
+    if hasattr(value, "_render_traceback_"):  # a check's CheckFailed (an AssertionError) says it all
+        return
     explanation = explain(value)
     if _state["on"] and explanation.kind != "unknown":
         _display(explanation)

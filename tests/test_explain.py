@@ -981,10 +981,14 @@ SHELL_SCRIPT = textwrap.dedent("""
                     "scaler = torch.amp.GradScaler('cpu', init_scale=1e38)\\n"
                     "scaler.scale(net(torch.full((1, 2), 10.0)).sum()).backward()\\n"
                     "scaler.step(opt)\\nscaler.update()\\nsched.step()")
+    # a check's own failure (an AssertionError) quoting an autograd message: the check explains itself
+    CHECK_FAILED = ("from autograder.check import CheckFailed\\n"
+                    "raise CheckFailed('element 0 of tensors does not require grad and does not have a grad_fn')")
     run("loaded", [("error", ERROR), ("other", "1 / 0"), ("warning", WARNING),
                    ("syntax", "x = (1,"), ("value error", VALUE_ERROR), ("other value error", "int('x')"),
                    ("name error", "count_casts(1)"), ("type error", TYPE_ERROR), ("assertion", ASSERTION),
-                   ("other type error", "len(1)"), ("skipped step", SKIPPED_STEP)])
+                   ("other type error", "len(1)"), ("skipped step", SKIPPED_STEP),
+                   ("check failed", CHECK_FAILED)])
     ip.run_line_magic("unload_ext", "autograder")
     run("unloaded", [("error", ERROR), ("warning", WARNING)])
     print("=== restored"); print(ip.custom_exceptions, warnings.showwarning.__module__)
@@ -1018,6 +1022,7 @@ def test_ipython_extension_adds_explanations_after_tracebacks_and_warnings():
     assert "TypeError" in type_error and "(forward_hook_returned_value)" in type_error
     assert "AssertionError" in assertion and "(scaler_update_before_step)" in assertion
     assert "TypeError" in out["loaded other type error"] and explains not in out["loaded other type error"]
+    assert "CheckFailed" in out["loaded check failed"] and explains not in out["loaded check failed"]
     # a warning is told apart by the cell that warned: the scheduler after a step GradScaler skipped
     assert "(scaler_skipped_step)" in err["loaded skipped step"]
     warning = err["loaded warning"]

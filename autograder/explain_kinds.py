@@ -844,10 +844,11 @@ KINDS.update(
             "usage",
             "",
             (_HOOKS[0], "Saved-tensor hooks"),
-            "This error ({what}) was raised during backward in code that uses saved-tensor hooks "
-            "(saved_tensors_hooks or save_on_cpu). Backward calls your unpack hook for each saved "
-            "tensor and computes with what it returns, so an unpack hook that fails, or returns a "
-            "tensor of another dtype or shape than the one pack received, fails there.",
+            "This error ({what}) was raised during backward, where autograd computes with the tensors "
+            "forward saved, under saved-tensor hooks (saved_tensors_hooks or save_on_cpu, maybe "
+            "entered in another cell, around the forward): backward calls your unpack hook for each "
+            "saved tensor and computes with what it returns, so an unpack hook that fails, or returns "
+            "a tensor of another dtype or shape than the one pack received, fails there.",
             "Make unpack return exactly the saved tensor: same shape, dtype and device (pack: "
             "t -> (t.dtype, t.to(torch.bfloat16)); unpack: (dtype, p) -> p.to(dtype)), and keep what "
             "unpack reads (a file, a dict entry) until backward has run; check that the gradients "

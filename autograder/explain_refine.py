@@ -50,11 +50,15 @@ def _refine(kind, d, text, where, error):
         sources=tuple(_uncommented(code) for code in where.sources),
     )
     written = where.source + "\n" + text  # Dynamo quotes the learner's line in its message
-    if kind == "unknown" or kind in ("autocast_dtype_mismatch",):
-        if isinstance(error, BaseException) and where.in_backward and re.search(_SAVED_HOOKS, where.source):
+    if kind in ("unknown", "autocast_dtype_mismatch") and where.in_backward and not where.in_function_backward:
+        # During backward, autograd computes with the tensors forward saved; what changes them there is
+        # an unpack hook: seen in the code, in the stack (an error inside it), or, for a dtype mismatch
+        # (autocast's results are cast in forward, not here), registered where the forward ran.
+        unpack_frame = re.search(r"_engine_run_backward[\s\S]*[:\s]\w*unpack\w*\s*$", where.calls, re.MULTILINE)
+        if re.search(_SAVED_HOOKS, where.source) or unpack_frame or kind == "autocast_dtype_mismatch":
             first = (text.strip().splitlines() or [""])[-1][:120]
-            dtype = _DTYPE.search(text) and kind != "unknown"
-            what = "a dtype mismatch" if dtype else f"{type(error).__name__}: {first}"
+            name = type(error).__name__ if isinstance(error, BaseException) else "error"
+            what = "a dtype mismatch" if kind != "unknown" else f"{name}: {first}"
             return "unpack_hook_backward", {**d, "what": what}
     if kind == "autocast_dtype_mismatch":
         message = text.strip().splitlines()[-1] if text.strip() else text

@@ -1995,6 +1995,38 @@ def test_errors_in_backward_under_saved_tensor_hooks_point_at_the_unpack_hook():
     assert key.kind == "unpack_hook_backward" and "KeyError" in key.cause
 
 
+def _forward_under_bfloat16_hooks():
+    x, w = torch.ones(2, 3, requires_grad=True), torch.ones(3, 3, requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t.to(torch.bfloat16), lambda t: t):
+        return (x @ w).sum()
+
+
+def _backward_in_another_cell():
+    loss = _forward_under_bfloat16_hooks()  # a cell above entered the hooks; this one only backwards
+    loss.backward()
+
+
+def _unpack(key):
+    return {}[key]
+
+
+def _backward_with_an_unpack_hook_from_another_cell():
+    with torch.autograd.graph.saved_tensors_hooks(id, _unpack):
+        loss = (_leaf() * 2).sin().sum()
+    return loss
+
+
+def test_unpack_hook_errors_are_found_when_the_hooks_were_entered_elsewhere():
+    """A dtype mismatch in backward (no custom Function) and an error raised inside an unpack hook
+    point at the unpack hook when the code that raised does not show the hooks (another cell), in a
+    live traceback and in a pasted one."""
+    assert explain(raised(_backward_in_another_cell)).kind == "unpack_hook_backward"
+    loss = _backward_with_an_unpack_hook_from_another_cell()
+    error = raised(loss.backward)
+    assert explain(error).kind == "unpack_hook_backward"
+    assert explain("".join(traceback.format_exception(error))).kind == "unpack_hook_backward"
+
+
 def test_dtype_mismatch_causes_are_told_apart():
     """One message, three causes: a 16-bit autocast result after the region, a custom Function's
     backward under autocast (custom_fwd/custom_bwd), float64 data (no 16-bit tensor)."""

@@ -53,9 +53,13 @@ def _refine(kind, d, text, where, error):
     if kind in ("unknown", "autocast_dtype_mismatch") and where.in_backward and not where.in_function_backward:
         # During backward, autograd computes with the tensors forward saved; what changes them there is
         # an unpack hook: seen in the code, in the stack (an error inside it), or, for a dtype mismatch
-        # (autocast's results are cast in forward, not here), registered where the forward ran.
+        # with a 16-bit tensor (autocast's results meet float32 in forward, not here), registered where
+        # the forward ran.
         unpack_frame = re.search(r"_engine_run_backward[\s\S]*[:\s]\w*unpack\w*\s*$", where.calls, re.MULTILINE)
-        if re.search(_SAVED_HOOKS, where.source) or unpack_frame or kind == "autocast_dtype_mismatch":
+        sixteen = kind == "autocast_dtype_mismatch" and _SIXTEEN.search(
+            text.strip().splitlines()[-1] if text.strip() else ""
+        )
+        if re.search(_SAVED_HOOKS, where.source) or unpack_frame or sixteen:
             first = (text.strip().splitlines() or [""])[-1][:120]
             name = type(error).__name__ if isinstance(error, BaseException) else "error"
             what = "a dtype mismatch" if kind != "unknown" else f"{name}: {first}"

@@ -279,6 +279,26 @@ print("FOUND " + "A QUEUE" if libc.mq_open(b"/q{mark}", 0o2, 0, None) >= 0 else 
 found = [libc.syscall(250, 10, ctypes.c_long(k), b"user", b"k{mark}", 0) > 0 for k in (-4, -3)]  # KEYCTL_SEARCH
 print("FOUND " + "A KEY" if any(found) else "no key " + "of a classmate")
 """,
+    # The fork server runs as the submission's user: the kernel lets a submission change its limits,
+    # priority, affinity and /proc entries, and every later fork would inherit them (issue 24, 1).
+    "atk-change-forkserver": """
+import ctypes, os, resource
+server = os.getppid()
+for change in (
+    lambda: resource.prlimit(server, resource.RLIMIT_AS, (1 << 26, 1 << 26)),   # the next fork cannot start
+    lambda: resource.prlimit(server, resource.RLIMIT_CPU, (1, 1)),
+    lambda: os.setpriority(os.PRIO_PROCESS, server, 19),
+    lambda: os.sched_setaffinity(server, {{min(os.sched_getaffinity(0))}}),
+    lambda: os.sched_setscheduler(server, os.SCHED_IDLE, os.sched_param(0)),
+    lambda: ctypes.CDLL(None).syscall(251, 1, server, 3 << 13),                # ioprio_set: idle
+    lambda: open(f"/proc/{{server}}/oom_score_adj", "w").write("1000"),
+    lambda: open(f"/proc/{{server}}/timerslack_ns", "w").write("100000000"),
+):
+    try:
+        change()
+    except OSError:
+        pass
+""",
     "atk-kill-everything": """
 import os, signal
 for sig in (signal.SIGSTOP, signal.SIGKILL):

@@ -143,3 +143,39 @@ def test_a_course_under_tmp_is_seen_inside_the_sandbox(sandbox_available, tmp_pa
     lines = done.stdout.split("\n")
     assert lines[:2] == [f"ok {copy}/autograder/__init__.py"] * 2, done.stdout + done.stderr
     assert lines[2:4] == ["OSError", "OSError"], done.stdout + done.stderr  # read-only, not "planted in"
+
+
+# One way each that a process of the fork server's user reaches its parent (see forkserver.py).
+PARENT_CHANGES = {
+    "address space": "import resource\nresource.prlimit(os.getppid(), resource.RLIMIT_AS, (1 << 26, 1 << 26))",
+    "processes": "import resource\nresource.prlimit(os.getppid(), resource.RLIMIT_NPROC, (0, 0))",
+    "open files": "import resource\nresource.prlimit(os.getppid(), resource.RLIMIT_NOFILE, (3, 3))",
+    "nice": "os.setpriority(os.PRIO_PROCESS, os.getppid(), 19)",
+    "nice of the user": "os.setpriority(os.PRIO_USER, 0, 19)",
+    "affinity": "os.sched_setaffinity(os.getppid(), {min(os.sched_getaffinity(0))})",
+    "policy": "os.sched_setscheduler(os.getppid(), os.SCHED_IDLE, os.sched_param(0))",
+    "io priority": "import ctypes\nctypes.CDLL(None).syscall(251, 1, os.getppid(), 3 << 13)",  # ioprio_set IDLE
+    "oom score": "open(f'/proc/{os.getppid()}/oom_score_adj', 'w').write('1000')",
+    "timer slack": "open(f'/proc/{os.getppid()}/timerslack_ns', 'w').write('100000000')",
+    "autogroup": "open(f'/proc/{os.getppid()}/autogroup', 'w').write('19')",
+}
+# RLIMIT_AS left out: what a process maps varies by a page; a lowered bound shows in the status
+_STATE = (
+    "import os, resource, ctypes\n"
+    "print(sorted(resource.getrlimit(getattr(resource, n)) for n in dir(resource)"
+    " if n.startswith('RLIMIT_') and n != 'RLIMIT_AS'),"
+    " os.getpriority(os.PRIO_PROCESS, 0), sorted(os.sched_getaffinity(0)), os.sched_getscheduler(0),"
+    " ctypes.CDLL(None).syscall(252, 1, 0), open('/proc/self/timerslack_ns').read())"
+)
+
+
+@pytest.mark.parametrize("change", sorted(PARENT_CHANGES))
+def test_a_submission_cannot_change_the_next_ones_fork_server(sandbox, change):
+    """After a submission changes its fork server's limits, priority, affinity, scheduling or
+    /proc entries (the kernel lets a process of the same user), does the next submission start
+    exactly as one from an untouched server would (its container replaced)?"""
+    before = run_cells([_STATE], sandbox, Limits()).cells[0].outputs
+    attack = run_cells(["import os\n" + PARENT_CHANGES[change]], sandbox, Limits())
+    assert attack.cells[0].finished and attack.cells[0].error is None, attack.cells[0]
+    after = run_cells([_STATE], sandbox, Limits())
+    assert after.status == "ok" and after.cells[0].outputs == before

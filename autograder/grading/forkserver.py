@@ -46,9 +46,9 @@ import tempfile
 import time
 from multiprocessing.connection import Connection
 
+from .boundary import MAX_OUTPUT  # characters of an output text sent (the grader cuts there too)
 from .ipc import clear_user_keyrings, own_session_keyring, remove_system_v_objects
 
-MAX_OUTPUT = 100_000  # characters of output kept per cell
 # Inside bubblewrap /tmp is the sandbox's own; without it (--no-sandbox) it is the machine's.
 _SANDBOXED = os.environ.get("AUTOGRADER_SANDBOX") == "bwrap"
 _PR_SET_DUMPABLE, _PR_SET_CHILD_SUBREAPER = 4, 36

@@ -18,9 +18,12 @@ GRADED = "graded"
 NO_NOTEBOOK = "no notebook"
 UNKNOWN_ASSIGNMENT = "unknown assignment"
 LINKED = "refused: a symbolic link, not a notebook file"
+NOT_A_FILE = "refused: not a regular file (a FIFO, device or socket), not a notebook file"
+TOO_LARGE = "refused: a notebook over 16 MiB"
 TIMEOUT = "timeout"
 NOTEBOOK_TIME_LIMIT = "notebook time limit"
 UNREADABLE_REPORT = "crashed (unreadable report)"
+MALFORMED_REPORT = "crashed (malformed report)"  # not of the fork server's shape, or over its size limit
 SANDBOX_LOST = "crashed (the sandbox stopped answering and was replaced)"
 
 

@@ -8,6 +8,7 @@ process said about kinds, expected values or options plays no part.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 from ..checked import Checked
@@ -30,6 +31,19 @@ def keyed(records: list[Checked]) -> dict[tuple[str, int], Checked]:
     return result
 
 
+def _not_a_number_like(received, expected) -> bool:
+    """True when the solution checked a finite number and the learner's record holds a value that
+    is not one of the same kind: ``-inf`` or NaN (forged, or computed), or a bool for a number."""
+    if isinstance(expected, bool) or not isinstance(expected, (int, float)):
+        return False
+    if isinstance(received, bool) or not isinstance(received, (int, float)):
+        return False  # a string or None is judged (and fails) as it is, with the judge's own message
+    try:
+        return math.isfinite(expected) and not math.isfinite(received)
+    except OverflowError:  # an int too large for a float is not a figure any check expects
+        return True
+
+
 def verdict(received: list[Checked], solution: list[Checked]) -> str:
     """Empty when every check of the solution's run has a matching learner record that passes;
     otherwise the first reason, in learner terms (the solution's ``show_values`` decides whether
@@ -39,6 +53,8 @@ def verdict(received: list[Checked], solution: list[Checked]) -> str:
         mine = learner.get(key)
         if mine is None:
             return NOT_ALL_RAN
+        if _not_a_number_like(mine.received, reference.expected):
+            return f"{reference.name} should be a finite number, got {mine.received!r}"
         ok, message = judge(
             Checked(reference.name, reference.kind, mine.received, reference.expected, reference.options)
         )

@@ -1,10 +1,15 @@
 """Does grading one submission score each test cell fairly and survive broken input?"""
 
 import hashlib
+import os
+import re
+import stat
+import time
 
 import nbformat
 import pytest
 
+from autograder.grading import status
 from autograder.grading.grade_one import SolutionFails, grade_notebook, solution_records
 from autograder.grading.limits import Limits
 
@@ -120,3 +125,34 @@ def test_a_forged_check_failure_that_reads_like_a_pass_still_scores_zero(source,
         )
         result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, answer)))
         assert result.score == 0 and result.questions[0].message, text
+
+
+def _fifo(path):
+    os.mkfifo(path)
+
+
+def _sparse(path):
+    with open(path, "wb") as f:
+        f.truncate(2**30)  # 1 GiB of holes: costs no disk, would cost the grader 1 GiB read whole
+
+
+def _device(path):
+    os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(1, 5))  # a /dev/zero of its own (root only)
+
+
+@pytest.mark.parametrize(
+    "make,expected",
+    [(_fifo, re.escape(status.NOT_A_FILE)), (_sparse, re.escape(status.TOO_LARGE)), (_device, "refused|unreadable")],
+)
+def test_a_notebook_that_is_no_regular_file_is_refused_unread(source, tmp_path, make, expected):
+    """Is a "notebook" that is a FIFO (a read would block forever), a device or a sparse 1 GiB
+    file refused at once, with 0 points, without being read?"""
+    path = tmp_path / "answer.ipynb"
+    try:
+        make(path)
+    except PermissionError:
+        pytest.skip("making a device needs root")
+    started = time.monotonic()
+    result = grade_notebook(path, source, {}, "s", "a", None, Limits())
+    assert re.match(expected, result.status) and (result.score, result.max_score) == (0, 2), result.status
+    assert time.monotonic() - started < 2

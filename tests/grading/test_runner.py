@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ import torch
 import autograder
 from autograder.checked import Checked
 from autograder.grading import status
-from autograder.grading.forkserver import MAX_OUTPUT
+from autograder.grading.boundary import CUT_NOTEBOOK, MAX_NOTEBOOK_OUTPUT, MAX_OUTPUT
 from autograder.grading.limits import Limits
 from autograder.grading.runner import run_cells
 from autograder.grading.sandbox import Sandbox
@@ -179,3 +180,64 @@ def test_a_submission_cannot_change_the_next_ones_fork_server(sandbox, change):
     assert attack.cells[0].finished and attack.cells[0].error is None, attack.cells[0]
     after = run_cells([_STATE], sandbox, Limits())
     assert after.status == "ok" and after.cells[0].outputs == before
+
+
+# A cell writes straight to its own channel: the grader reads whatever the learner's process sends.
+_FRAME = (
+    "import json, os, struct, time\n"
+    "def channel():\n"
+    "    for fd in os.listdir('/proc/self/fd'):\n"
+    "        try:\n"
+    "            if os.readlink(f'/proc/self/fd/{fd}').startswith('socket:'):\n"
+    "                return int(fd)\n"
+    "        except OSError:\n"
+    "            pass\n"
+    "def frame(body):\n"
+    "    os.write(channel(), struct.pack('!i', len(body)) + body)\n"
+    "def report(**fields):\n"
+    "    frame(json.dumps(dict({'event': 'done', 'cell': 0, 'outputs': [], 'error': None, 'records': []}, **fields))"
+    ".encode())\n"
+)
+FORGED_REPORTS = {
+    "an output without its fields": "report(outputs=[{'output_type': 'stream'}])",
+    "outputs that are not a list": "report(outputs={'a': 1})",
+    "an output of another kind": "report(outputs=[{'output_type': 'execute_result', 'data': {}}])",
+    "display data that is not text": "report(outputs=[{'output_type': 'display_data', 'data': {'text/plain': 1}}])",
+    "too many outputs": "report(outputs=[{'output_type': 'stream', 'name': 'stdout', 'text': 'x'}] * 1000)",
+    "a cell number that is a bool": "report(cell=False)",
+    "an error of numbers": "report(error=[1, 2])",
+    "records that are not a list": "report(records={'x': 1})",
+    "not JSON": "frame(b'\\xff not json')",
+    "JSON nested too deep": "frame(b'[' * 200000)",
+    "a frame over the size limit": "os.write(channel(), struct.pack('!i', 2**31 - 1))\ntime.sleep(30)",
+    "a 64-bit length": "os.write(channel(), struct.pack('!i', -1) + struct.pack('!Q', 2**40))\ntime.sleep(30)",
+}
+
+
+@pytest.mark.parametrize("forged", sorted(FORGED_REPORTS))
+def test_a_forged_report_is_the_submissions_status(sandbox, forged):
+    """Does a report of another shape than the fork server's, or over the size limit, end that
+    run with ``crashed (malformed report)`` at once (the next run is normal)?"""
+    run = run_cells([_FRAME + FORGED_REPORTS[forged], "y = 1"], sandbox, Limits(cell_timeout=20))
+    assert (run.status, run.cell) == (status.MALFORMED_REPORT, 0)
+    assert run_cells(["x = 1"], sandbox, Limits()).status == "ok"
+
+
+def test_a_partial_frame_is_a_timeout(sandbox):
+    """Does a length header followed by silence time out at the cell's deadline, not hang?"""
+    started = time.monotonic()
+    run = run_cells(
+        [_FRAME + "os.write(channel(), struct.pack('!i', 1000) + b'{')\ntime.sleep(60)"],
+        sandbox,
+        Limits(cell_timeout=2),
+    )
+    assert run.status == status.TIMEOUT and time.monotonic() - started < 10
+
+
+def test_outputs_kept_for_a_notebook_are_bounded(sandbox):
+    """Are a notebook's outputs cut at MAX_NOTEBOOK_OUTPUT characters in all, with a note, however
+    many cells print?"""
+    run = run_cells(["print('x' * 90_000)"] * 40, sandbox, Limits())
+    texts = [o["text"] for c in run.cells for o in c.outputs]
+    assert run.status == "ok" and sum(map(len, texts)) < MAX_NOTEBOOK_OUTPUT + 40 * 200
+    assert texts[-1] == CUT_NOTEBOOK

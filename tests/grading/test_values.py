@@ -90,3 +90,14 @@ def test_a_received_value_built_to_break_comparisons_is_just_wrong():
     for received in (crossed(object()), "a string", {"w": 1}, None):
         message = verdict([Checked("g", "tensor", received, received)], solution)
         assert message and "g" in message, received
+
+
+@pytest.mark.parametrize("received", [float("-inf"), float("nan"), float("inf"), 10**400, True])
+@pytest.mark.parametrize("kind,expected", [("at_most", 1000), ("value", 3), ("value", 2.5)])
+def test_a_received_value_that_is_not_a_finite_number_fails(kind, expected, received):
+    """Does a forged or broken figure (-inf is below every bound, NaN compares false, an int too
+    large for a float, a bool for a number) fail a check of a finite number, after crossing?"""
+    solution = [Checked("peak bytes", kind, None, expected, {})]
+    mine = decode_record(json.loads(json.dumps(encode_record(Checked("peak bytes", kind, received, None, {})))))
+    assert verdict([mine], solution) != ""
+    assert not judge(Checked("peak bytes", kind, received, expected, {}))[0]

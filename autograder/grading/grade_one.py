@@ -22,12 +22,12 @@ from pathlib import Path
 import nbformat
 
 from . import status
-from .assemble import assemble, grade_id, is_test, questions
+from .assemble import assemble, grade_id, is_test, questions, visible_source
 from .limits import Limits
 from .references import withhold
 from .runner import run_cells
 from .sandbox import Sandbox, SandboxError
-from .verdict import verdict
+from .verdict import keyed, verdict
 
 __all__ = ["QuestionResult", "Result", "SolutionFails", "solution_records", "grade_notebook", "read_submission"]
 
@@ -76,7 +76,9 @@ def _code_cells(nb: nbformat.NotebookNode) -> list:
 
 def solution_records(source: nbformat.NotebookNode, sandbox: Sandbox, limits: Limits) -> dict[str, list]:
     """The records each test cell's checks make when the source notebook (solutions and
-    references included) runs: ``{test grade_id: [Checked, ...]}``.
+    references included) runs: ``{test grade_id: [Checked, ...]}``. A hidden test's record has
+    ``options["hidden"]`` True (its check is not made when the cells run without their hidden
+    regions), so that its failure is reported without its inputs (``verdict``).
 
     Raises:
         SolutionFails: a test cell fails on the instructor's own solution.
@@ -89,7 +91,18 @@ def solution_records(source: nbformat.NotebookNode, sandbox: Sandbox, limits: Li
     failed = [grade_id(c) for c, r in zip(cells, run.cells) if is_test(c) and (not r.finished or r.error)]
     if failed:
         raise SolutionFails(f"the solution fails its own tests {failed} ({run.status})")
-    return {grade_id(c): r.records for c, r in zip(cells, run.cells) if is_test(c)}
+    # The same cells without their hidden regions: a check that the full run makes and this one
+    # does not is a hidden test's, and its failure message must say nothing of its inputs.
+    shown = run_cells([visible_source(c.source) for c in cells], sandbox, limits, keep_records=_tests(cells))
+    records = {}
+    for c, full, visible in zip(cells, run.cells, shown.cells):
+        if is_test(c):
+            seen = set(keyed(visible.records))
+            for key, record in keyed(full.records).items():
+                if key not in seen:
+                    record.options = dict(record.options, hidden=True)
+            records[grade_id(c)] = full.records
+    return records
 
 
 def _tests(cells: list) -> set[int]:

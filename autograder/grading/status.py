@@ -10,6 +10,7 @@ __all__ = [
     "crashed",
     "stopped_in",
     "unreadable",
+    "grader_error",
     "not_graded",
     "unsandboxed",
 ]
@@ -37,6 +38,12 @@ def crashed(exit_code: int | None) -> str:
 def stopped_in(stops: dict[str, str]) -> str:
     """``timeout in q2_check; crashed (signal 9) in q3_answer``: why each left-out cell stopped."""
     return "; ".join(f"{why} in {where}" for where, why in stops.items())
+
+
+def grader_error(error: BaseException) -> str:
+    """The status when grading this one submission raised in the grader (a bug, or a case not
+    foreseen): ``crashed (grader error: KeyError)``; the batch goes on."""
+    return f"crashed (grader error: {type(error).__name__})"
 
 
 def unreadable(error: BaseException) -> str:

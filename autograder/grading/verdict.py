@@ -14,11 +14,24 @@ from collections import Counter
 from ..checked import Checked
 from ..judge import judge
 
-__all__ = ["keyed", "verdict", "NOT_ALL_RAN"]
+__all__ = ["keyed", "verdict", "NOT_ALL_RAN", "HIDDEN_WRONG"]
 
 NOT_ALL_RAN = (
     "the checks of this question did not all run (the notebook changed how cells or checks run), so it earns no points"
 )
+
+
+HIDDEN_WRONG = "{name} is wrong on a hidden test (a hidden test shows neither its inputs nor its values)."
+
+
+def _hidden_message(reference: Checked, received) -> str:
+    """A hidden check's failure, saying nothing of its inputs: a figure's hint (which side, or
+    what the learner's code did) is kept; a tensor's diagnosis is not (a factor of 7 is N = 7)."""
+    if reference.kind in ("value", "at_most"):
+        options = {"hint": reference.options.get("hint", ""), "show_values": False}
+        _, message = judge(Checked(reference.name, reference.kind, received, reference.expected, options))
+        return f"{message} (a hidden test: its inputs are not shown)"
+    return HIDDEN_WRONG.format(name=reference.name)
 
 
 def keyed(records: list[Checked]) -> dict[tuple[str, int], Checked]:
@@ -59,5 +72,5 @@ def verdict(received: list[Checked], solution: list[Checked]) -> str:
             Checked(reference.name, reference.kind, mine.received, reference.expected, reference.options)
         )
         if not ok:
-            return message
+            return _hidden_message(reference, mine.received) if reference.options.get("hidden") else message
     return ""

@@ -44,3 +44,25 @@ def page_problems(page: str) -> list[str]:
     parser.feed(page)
     parser.close()
     return parser.problems + ([] if parser.csp else ["no Content-Security-Policy"])
+
+
+def hidden_test_lines(assignment: str) -> list[str]:
+    """The lines (stripped, over 12 characters) of ``assignment``'s hidden tests in solutions/
+    that its release in exercises/ does not also hold (a line such as ``with torch.no_grad():``
+    that a visible check has too is no secret)."""
+    import nbformat
+
+    from autograder.grading.assemble import HIDDEN_TESTS
+    from autograder.lessons import COURSE_ROOT
+
+    def cells(folder):
+        return nbformat.read(COURSE_ROOT / folder / assignment / f"{assignment}.ipynb", as_version=4).cells
+
+    shown = {line.strip() for c in cells("exercises") for line in c.source.splitlines()}
+    return [
+        line.strip()
+        for c in cells("solutions")
+        for region in HIDDEN_TESTS.findall(c.source)
+        for line in region.splitlines()
+        if len(line.strip()) > 12 and "HIDDEN TESTS" not in line and line.strip() not in shown
+    ]

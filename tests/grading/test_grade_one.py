@@ -8,10 +8,13 @@ import time
 
 import nbformat
 import pytest
+import torch
 
+from autograder.checked import Checked
 from autograder.grading import status
 from autograder.grading.grade_one import SolutionFails, grade_notebook, solution_records
 from autograder.grading.limits import Limits
+from autograder.grading.verdict import HIDDEN_WRONG, verdict
 
 from .conftest import submission_of
 
@@ -55,7 +58,32 @@ def test_wrong_answer_fails_with_the_message_only(source, expected, sandbox, tmp
     hidden as the hidden test asks) but not its source?"""
     result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, "def f():\n    return 2")))
     assert result.score == 0
-    assert result.questions[0].message == "f() is wrong. f() should be 1"
+    assert result.questions[0].message == "f() is wrong. f() should be 1 (a hidden test: its inputs are not shown)"
+
+
+def test_a_hidden_checks_message_says_nothing_of_its_inputs(source, sandbox, tmp_path):
+    """Is a failing hidden tensor check reported without its diagnosis (a factor, a shape or a
+    cause names the hidden input: "N = 7 rows here"), while the visible check's keeps its?"""
+    source.cells[3].source = source.cells[3].source.replace(
+        "### END HIDDEN TESTS",
+        "import torch\n"
+        "check.tensor(torch.full((7,), float(f())), torch.ones(7), 'f() for each row',"
+        " show_values=False, causes={2.0: 'f() is 2x too large (N = 7 rows here)'})\n"
+        "### END HIDDEN TESTS",
+    )
+    expected = solution_records(source, sandbox, Limits())
+    assert [r.options.get("hidden", False) for r in expected["q1_check"]] == [False, True, True]
+    result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, "def f():\n    return 1")))
+    assert result.score == 2
+    message = verdict(
+        [
+            Checked("f() is not None", "value", True, None, {}),
+            Checked("f()", "value", 1, None, {}),
+            Checked("f() for each row", "tensor", torch.full((7,), 2.0), None, {}),
+        ],
+        expected["q1_check"],
+    )
+    assert message == HIDDEN_WRONG.format(name="f() for each row") and "7" not in message
 
 
 def test_visible_check_fails_in_the_learners_process(source, expected, sandbox, tmp_path):

@@ -375,7 +375,7 @@ def _tree_digest(root: Path, pattern: str = "**/*") -> dict[str, str]:
 
 
 UNSAFE_NAMES = [
-    '=HYPERLINK("http://127.0.0.1/x","8")',  # a formula in a spreadsheet
+    '=HYPERLINK("evil.example","8")',  # a formula in a spreadsheet
     "\x1b]52;c;ZWNobyBoaQ==\x07\x1b]0;title\x07\x1b[2K",  # clipboard write (OSC 52), window title, cleared line
     "evil\nstudent  ex01_graph  8  8  graded",  # a forged row of the table grade prints
 ]

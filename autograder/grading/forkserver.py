@@ -58,8 +58,9 @@ def _prctl(option: int, value: int) -> None:
     ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
 
 
-_IOPRIO_GET = {"x86_64": 252, "aarch64": 31}.get(platform.machine())  # the syscall's number
-_PROC_STATE = ("oom_score_adj", "timerslack_ns", "autogroup")  # /proc/self files others may write
+# The syscalls' numbers: ioprio_get, sched_getattr (policy, nice, priorities, utilization clamps).
+_IOPRIO_GET, _SCHED_GETATTR = {"x86_64": (252, 315), "aarch64": (31, 275)}.get(platform.machine(), (None, None))
+_PROC_STATE = ("oom_score_adj", "timerslack_ns", "autogroup", "comm")  # /proc/self files others may write
 
 
 def state() -> dict:
@@ -76,7 +77,10 @@ def state() -> dict:
     found["policy"] = os.sched_getscheduler(0)
     found["priority"] = os.sched_getparam(0).sched_priority
     if _IOPRIO_GET is not None:
-        found["ioprio"] = ctypes.CDLL(None, use_errno=True).syscall(_IOPRIO_GET, 1, 0)  # IOPRIO_WHO_PROCESS, self
+        libc = ctypes.CDLL(None, use_errno=True)
+        found["ioprio"] = libc.syscall(_IOPRIO_GET, 1, 0)  # IOPRIO_WHO_PROCESS, self
+        attr = ctypes.create_string_buffer(56)  # struct sched_attr (SCHED_ATTR_SIZE_VER1)
+        found["sched_attr"] = attr.raw.hex() if libc.syscall(_SCHED_GETATTR, 0, attr, 56, 0) == 0 else None
     for entry in _PROC_STATE:
         try:
             with open(f"/proc/self/{entry}") as f:

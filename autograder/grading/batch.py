@@ -15,7 +15,6 @@ import os
 import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
@@ -93,12 +92,10 @@ def write_feedback(result: Result, page: Path) -> None:
 
 
 def render_feedback(pages: ProcessPoolExecutor, result: Result, page: Path) -> None:
-    """Write the feedback page in one of the ``pages`` processes and wait for it: nbconvert is pure
-    Python and holds the GIL, so rendering in the grading threads would serialize them."""
-    try:
-        pages.submit(write_feedback, result, page).result()
-    except BrokenProcessPool:  # a rendering process died (out of memory?): render here, slower but sure
-        write_feedback(result, page)
+    """Write the feedback page. In this thread: the page is written directly (``feedback_page``,
+    a few milliseconds), so a rendering process would cost more than it saves; ``pages`` is
+    kept for callers and unused."""
+    write_feedback(result, page)
 
 
 def _row(result: Result) -> dict:

@@ -31,6 +31,7 @@ from .verdict import keyed, verdict
 
 __all__ = ["QuestionResult", "Result", "SolutionFails", "solution_records", "grade_notebook", "read_submission"]
 
+MAX_MESSAGE = 2_000  # characters of a question's message kept (page, gradebook comment)
 MAX_NOTEBOOK_BYTES = 16 * 1024**2  # a submitted .ipynb over this is refused unread (exercises weigh ~100 kB)
 
 
@@ -229,5 +230,7 @@ def grade_notebook(
             else:
                 q.message = verdict(cell_run.records, expected.get(q.grade_id, []))
             q.score = 0.0 if q.message else q.points
+            if len(q.message) > MAX_MESSAGE:  # it may quote what the learner's code made (a dict's keys, an error)
+                q.message = q.message[:MAX_MESSAGE] + " ... (message cut)"
     result.notebook = graded
     return result

@@ -12,7 +12,7 @@ import torch
 
 from autograder.checked import Checked
 from autograder.grading import status
-from autograder.grading.grade_one import SolutionFails, grade_notebook, solution_records
+from autograder.grading.grade_one import MAX_MESSAGE, SolutionFails, grade_notebook, solution_records
 from autograder.grading.limits import Limits
 from autograder.grading.verdict import HIDDEN_WRONG, verdict
 
@@ -184,3 +184,11 @@ def test_a_notebook_that_is_no_regular_file_is_refused_unread(source, tmp_path, 
     result = grade_notebook(path, source, {}, "s", "a", None, Limits())
     assert re.match(expected, result.status) and (result.score, result.max_score) == (0, 2), result.status
     assert time.monotonic() - started < 2
+
+
+def test_a_huge_failure_message_is_cut(source, expected, sandbox, tmp_path):
+    """Is a question's message that quotes a huge text of the learner's (an exception's message)
+    cut to MAX_MESSAGE characters, so that the page and the gradebook stay small?"""
+    answer = "def f():\n    raise ValueError('[' * 1_000_000)"
+    result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, answer)))
+    assert result.score == 0 and len(result.questions[0].message) <= MAX_MESSAGE + 20

@@ -25,13 +25,19 @@ HIDDEN_WRONG = "{name} is wrong on a hidden test (a hidden test shows neither it
 
 
 def _hidden_message(reference: Checked, received) -> str:
-    """A hidden check's failure, saying nothing of its inputs: a figure's hint (which side, or
-    what the learner's code did) is kept; a tensor's diagnosis is not (a factor of 7 is N = 7)."""
-    if reference.kind in ("value", "at_most"):
-        options = {"hint": reference.options.get("hint", ""), "show_values": False}
-        _, message = judge(Checked(reference.name, reference.kind, received, reference.expected, options))
+    """A hidden check's failure without what the grader computes from its inputs: no values, no
+    shapes, no factor and no cause matched to one (a factor of 7 is "N = 7 rows here"). What the
+    author wrote for the learner stays: a figure's or a prediction's own message (which side,
+    which named entries, their reasons) and a tensor check's ``hint``; an author who puts an
+    input into those (an f-string) shows it."""
+    options = {k: v for k, v in reference.options.items() if k != "causes"}
+    if reference.kind in ("value", "at_most", "predictions"):
+        _, message = judge(
+            Checked(reference.name, reference.kind, received, reference.expected, dict(options, show_values=False))
+        )
         return f"{message} (a hidden test: its inputs are not shown)"
-    return HIDDEN_WRONG.format(name=reference.name)
+    hint = options.get("hint")
+    return HIDDEN_WRONG.format(name=reference.name) + (f" {hint}" if isinstance(hint, str) and hint else "")
 
 
 def keyed(records: list[Checked]) -> dict[tuple[str, int], Checked]:

@@ -340,8 +340,8 @@ get_ipython().events.register("post_run_cell", _install)
 from IPython.display import display
 line = "y" * 99_000
 def _flood(*args):
-    for _ in range(20):                # 20 displays of 150 kinds: 300 MB a cell if nothing bounds it
-        display({{"text/plain": line, **{{f"text/x-{{i}}": line for i in range(150)}}}}, raw=True)
+    for _ in range(20):                # 20 displays of 7 kinds: 14 MB a cell, just under the frame limit
+        display({{"text/plain": line, **{{f"text/x-{{i}}": line for i in range(6)}}}}, raw=True)
 get_ipython().events.register("post_run_cell", _flood)
 """,
     "atk-hidden-in-message": """
@@ -389,8 +389,8 @@ PEAK_MEMORY = (
     "sys.argv[0] = 'autograder'\n"
     "runpy.run_module('autograder', run_name='__main__', alter_sys=True)\n"
 )
-GRADER_MEMORY = 1.5 * 1024**3  # bytes the grader itself may hold at its peak, whatever submissions send
-RUN_SECONDS = 900  # the whole class's run, every attack included, on 2 cores
+GRADER_MEMORY = 1024**3  # bytes the grader itself may hold at its peak, whatever submissions send
+RUN_SECONDS = 600  # the whole class's run, every attack included, on 2 cores
 
 RUN_TOKEN = f"COURSE_ATTACK_RUN={os.getpid()}-{time.time_ns()}"  # in the grader's env, so in bwrap's
 

@@ -1,6 +1,8 @@
 """Are checked values carried as plain JSON, and judged after crossing like the checks judge them?"""
 
 import json
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -101,3 +103,19 @@ def test_a_received_value_that_is_not_a_finite_number_fails(kind, expected, rece
     mine = decode_record(json.loads(json.dumps(encode_record(Checked("peak bytes", kind, received, None, {})))))
     assert verdict([mine], solution) != ""
     assert not judge(Checked("peak bytes", kind, received, expected, {}))[0]
+
+
+def test_a_forged_dtype_imports_nothing_in_the_grader():
+    """Is a tensor record whose dtype names a lazily imported torch submodule ("_inductor": seconds
+    and memory in the grader) refused without importing it?"""
+    probe = (
+        "import sys, torch\n"
+        "from autograder.grading.values import decode\n"
+        "try:\n"
+        "    decode({'__tensor__': {'dtype': '_inductor', 'shape': [1], 'device': 'cpu',"
+        " 'requires_grad': False, 'data': [1.0]}})\n"
+        "except ValueError:\n"
+        "    print('refused', 'torch._inductor' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "refused False", done.stderr[-2000:]

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from . import status
-from .boundary import Closed, Malformed, OutputBudget, Timeout, cell_report, receive
+from .boundary import Closed, Malformed, OutputBudget, Timeout, cell_report, receive, send
 from .limits import Limits
 from .sandbox import Sandbox, SandboxError
 from .values import decode_record
@@ -89,15 +89,16 @@ def run_cells(
     try:
         for index, source in enumerate(sources):
             run.cell = index
-            conn.send_bytes(json.dumps({"cell": index, "source": source}).encode())
             cell_deadline = time.monotonic() + limits.cell_timeout
-            try:  # the deadline holds for the whole frame: a length header and then silence is a timeout
-                frame = receive(conn.fileno(), min(cell_deadline, notebook_deadline))
+            deadline = min(cell_deadline, notebook_deadline)
+            try:  # deadlines for whole frames, both ways: a process that stops reading or writing is a timeout
+                send(conn.fileno(), json.dumps({"cell": index, "source": source}).encode(), deadline)
+                frame = receive(conn.fileno(), deadline)
                 report = cell_report(frame, index, budget, keep_records is None or index in keep_records)
             except Timeout:
                 run.status = status.NOTEBOOK_TIME_LIMIT if notebook_deadline <= cell_deadline else status.TIMEOUT
                 break
-            except (Closed, ConnectionResetError):
+            except (Closed, ConnectionResetError, BrokenPipeError):  # it died before, or while, answering
                 died = True
                 break
             except Malformed:
@@ -111,9 +112,11 @@ def run_cells(
             cell.records = _records(report.records)
         else:
             run.cell = None
-            conn.send_bytes(json.dumps({"stop": True}).encode())
+            send(conn.fileno(), json.dumps({"stop": True}).encode(), time.monotonic() + 1)
     except (BrokenPipeError, OSError):  # the process died between two cells
         died = True
+    except Timeout:  # it stopped reading its channel once its cells were done: it is killed below
+        pass
     finally:
         conn.close()
         exit_code = sandbox.reap(wait=died)

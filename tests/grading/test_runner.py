@@ -241,6 +241,16 @@ def test_a_partial_frame_is_a_timeout(sandbox):
     assert run.status == status.TIMEOUT and time.monotonic() - started < 10
 
 
+def test_a_process_that_stops_reading_is_a_timeout(sandbox):
+    """Does a cell that forges its own report and then never reads its channel again (the next
+    cell, bigger than a socket buffer, cannot be sent) time out at the cell's deadline, not hang
+    the grader on a full buffer?"""
+    started = time.monotonic()
+    forged = _FRAME + "report()\ntime.sleep(60)"
+    run = run_cells([forged, "#" + "x" * 4_000_000, "y = 1"], sandbox, Limits(cell_timeout=2))
+    assert (run.status, run.cell) == (status.TIMEOUT, 1) and time.monotonic() - started < 10
+
+
 def test_outputs_kept_for_a_notebook_are_bounded(sandbox):
     """Are a notebook's outputs cut at MAX_NOTEBOOK_OUTPUT characters in all, with a note, however
     many cells print?"""

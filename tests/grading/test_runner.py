@@ -258,3 +258,46 @@ def test_outputs_kept_for_a_notebook_are_bounded(sandbox):
     texts = [o["text"] for c in run.cells for o in c.outputs]
     assert run.status == "ok" and sum(map(len, texts)) < MAX_NOTEBOOK_OUTPUT + 40 * 200
     assert texts[-1] == CUT_NOTEBOOK
+
+
+_REACH_INTO_PARENT = """
+import ctypes, os
+libc, parent, reached = ctypes.CDLL(None, use_errno=True), os.getppid(), []
+buffer = ctypes.create_string_buffer(64)
+iov = (ctypes.c_void_p * 2)(ctypes.cast(buffer, ctypes.c_void_p), 64)
+remote = (ctypes.c_void_p * 2)(0x400000, 64)
+pidfd = libc.syscall(434, parent, 0)                                       # pidfd_open: allowed, a handle only
+attempts = {
+    "ptrace attach": lambda: libc.ptrace(16, parent, 0, 0),                # PTRACE_ATTACH
+    "ptrace seize": lambda: libc.ptrace(0x4206, parent, 0, 0),             # PTRACE_SEIZE
+    "process_vm_readv": lambda: libc.syscall(310, parent, iov, 1, remote, 1, 0),
+    "process_vm_writev": lambda: libc.syscall(311, parent, iov, 1, remote, 1, 0),
+    "pidfd_getfd": lambda: libc.syscall(438, pidfd, 3, 0),                 # its control socket is fd 3 or 4
+    "pidfd_getfd 4": lambda: libc.syscall(438, pidfd, 4, 0),
+    "kcmp": lambda: libc.syscall(312, os.getpid(), parent, 0, 0, 0),       # KCMP_FILE
+}
+for name, attempt in attempts.items():
+    if attempt() >= 0:
+        reached.append(name)
+for path in ("mem", "environ", "maps", "cwd", "root"):
+    try:
+        open(f"/proc/{parent}/{path}", "rb").read(1)
+        reached.append(path)
+    except OSError:
+        pass
+for fd in os.listdir(f"/proc/{parent}/fd"):    # the numbers show (the owner's DAC); what they are does not
+    for look in (os.readlink, lambda path: os.close(os.open(path, os.O_RDONLY))):
+        try:
+            look(f"/proc/{parent}/fd/{fd}")
+            reached.append(f"fd {fd}")
+        except OSError:
+            pass
+print(reached)
+"""
+
+
+def test_a_submission_cannot_reach_into_its_fork_server(sandbox):
+    """Can a submission process (the server's user) not trace its fork server, read or write its
+    memory, take its descriptors or see its files (it is not dumpable)?"""
+    run = run_cells([_REACH_INTO_PARENT], sandbox, Limits())
+    assert run.status == "ok" and run.cells[0].outputs[0]["text"] == "[]\n", run.cells[0]

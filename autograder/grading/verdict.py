@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+from ..causes import Diagnosed
 from ..checked import Checked
 from ..judge import judge
 
@@ -78,5 +79,7 @@ def verdict(received: list[Checked], solution: list[Checked]) -> str:
             Checked(reference.name, reference.kind, mine.received, reference.expected, reference.options)
         )
         if not ok:
-            return _hidden_message(reference, mine.received) if reference.options.get("hidden") else message
+            if reference.options.get("hidden"):  # the cause key (for the gradebook) is the full diagnosis's
+                return Diagnosed(_hidden_message(reference, mine.received), getattr(message, "cause", ""))
+            return message
     return ""

@@ -214,6 +214,8 @@ def tensor(
     name: str = "value",
     show_values: bool = True,
     causes: Mapping | None = None,
+    choice: str | None = None,
+    tolerance_by: Mapping[str, Mapping[str, float]] | None = None,
     **tolerance,
 ) -> None:
     """Check one tensor against a reference with :func:`autograder.compare.diagnose`.
@@ -225,6 +227,12 @@ def tensor(
     :func:`~autograder.compare.diagnose`): plain numbers and strings, computed from the check's
     inputs (or inside a REFERENCE region when they depend on a reference).
 
+    Where a question lets the learner choose (a dtype: ``"torch.bfloat16"``), ``choice`` is what the
+    learner's code chose, as the check observed it, and ``tolerance_by`` the tolerance of each allowed
+    choice (``{"torch.float16": {"rtol": 1e-2, "atol": 1e-3}, ...}``): the record then carries the
+    choice with the value, so the class grader applies the tolerance of the learner's choice, not of
+    the solution's; a choice not in ``tolerance_by`` fails.
+
     Raises:
         CheckFailed: with the diagnosis when the values differ.
     """
@@ -232,6 +240,9 @@ def tensor(
     options = dict(tolerance, show_values=show_values)
     if causes:
         options["causes"] = dict(causes)
+    if tolerance_by is not None:
+        options["tolerance_by"] = {str(k): dict(v) for k, v in tolerance_by.items()}
+        received = (str(choice), received)
     _check(Checked(name, "tensor", received, expected, options))
 
 

@@ -285,9 +285,25 @@ def diagnose(
         False,
         "mismatch",
         f"{name} differs from the expected value (relative error"
-        f" {rel:.1e}, tolerance rtol={rtol:g}, atol={atol:g}).{cause}",
+        f" {rel:.1e} in max-norm; {_worst_element(r, e, rtol, atol)}).{cause}",
         rel,
         s,
+    )
+
+
+def _worst_element(r: torch.Tensor, e: torch.Tensor, rtol: float, atol: float) -> str:
+    """The test that failed, in words: each element must satisfy |r - e| <= atol + rtol * |e|; the
+    element that misses it by the largest factor, with its error and what was allowed there (the
+    relative error above is a max-norm ratio, which is not what was compared)."""
+    diff = (r - e).abs().to(torch.float64)
+    allowed = atol + rtol * e.abs().to(torch.float64)
+    ratio = torch.where(torch.isnan(diff), torch.full_like(diff, math.inf), diff / allowed)
+    worst = int(ratio.reshape(-1).argmax())
+    got, bound = diff.reshape(-1)[worst].item(), allowed.reshape(-1)[worst].item()
+    off = "is NaN" if math.isnan(got) else f"is off by {got:.2g} where {bound:.2g} is allowed"
+    return (
+        f"the test is elementwise, |received - expected| <= atol + rtol * |expected| with rtol={rtol:g},"
+        f" atol={atol:g}, and its worst element {off}"
     )
 
 

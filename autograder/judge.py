@@ -36,10 +36,18 @@ def _shown(received, expected, options: dict) -> str:
 
 
 def _judge_tensor(received, expected, name: str, options: dict) -> tuple[bool, str]:
+    by = options.get("tolerance_by")
+    if isinstance(by, Mapping):  # the tolerance follows the learner's choice (check.tensor's choice)
+        choice = received[0] if isinstance(received, tuple) and len(received) == 2 else None
+        if not isinstance(choice, str) or not isinstance(by.get(choice), Mapping):
+            allowed = " or ".join(map(str, by))
+            return False, f"{name}: the question allows {allowed}; your code used {str(choice)[:60]}."
+        received, options, received_choice = received[1], {**options, **by[choice]}, choice
     result = _diagnose(received, expected, name, options)
     if result.ok:
         return True, f"OK {name}"
-    return False, result.message + _shown(received, expected, options)
+    chosen = f"\n  (the tolerance of {received_choice}, which your code chose)" if isinstance(by, Mapping) else ""
+    return False, result.message + chosen + _shown(received, expected, options)
 
 
 def _cause(result, received, expected, name: str) -> str:

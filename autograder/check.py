@@ -43,6 +43,7 @@ from .judge import judge
 __all__ = [
     "CheckFailed",
     "Checked",
+    "answered",
     "WITHHELD",
     "at_most",
     "call",
@@ -122,6 +123,21 @@ def call(fn: Callable, *args, **kwargs) -> Any:
         cause = f"\n{explained.cause}" if explained.kind != "unknown" else ""
         where = _learner_line(error.__traceback__)
         raise CheckFailed(f"{name} raised {type(error).__name__}: {first}{where}{cause}") from None
+
+
+def answered(name: str, namespace: Mapping[str, Any]) -> None:
+    """Make sure the answer cell defined ``name`` (a class, say, whose released stub raises in its body,
+    so the name never exists): a check cell calls it first, so that a blank answer reads "not answered
+    yet", not a ``NameError``.
+
+    Raises:
+        CheckFailed: ``name`` is not defined in ``namespace`` (the notebook's globals).
+    """
+    __tracebackhide__ = True
+    if name not in namespace:
+        raise CheckFailed(
+            f"{name} is not answered yet: its answer cell still raises NotImplementedError (or has not been run)."
+        )
 
 
 def _unanswered(error: BaseException) -> str | None:

@@ -317,12 +317,14 @@ def nbytes(
     unsaved: dict[str, int] | None = None,
     step: int | None = None,
     extra: dict[str, int] | None = None,
+    element_size: int | None = None,
 ) -> None:
     """Check a memory figure in bytes (an ``int``), exactly, with
     :func:`autograder.compare.diagnose_bytes`, which names what a difference is made of:
     ``parts``, bytes of each storage the reference saves, by name; ``unsaved``, bytes of tensors
     the computation makes but no Node saves; ``step``, bytes of one step's graph (a loop);
-    ``extra``, bytes a known wrong run adds, named by what adds them.
+    ``extra``, bytes a known wrong run adds, named by what adds them; ``element_size``, bytes per
+    element of the figure's dtype when it has one (no "elements rather than bytes" another size rules out).
 
     Raises:
         CheckFailed: with the diagnosis.
@@ -339,6 +341,7 @@ def nbytes(
                 "unsaved": unsaved or {},
                 "step": step,
                 "extra": extra or {},
+                "element_size": element_size,
                 "show_values": show_values,
             },
         )

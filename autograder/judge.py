@@ -129,13 +129,25 @@ def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, s
         options.get("unsaved") or {},
         options.get("step"),
         options.get("extra") or {},
+        options.get("element_size"),
     )
     if result.ok:
         return True, f"OK {name}"
     # a number gets its unit; anything else (None, a tensor, a string) is shown as it came
     got = f"{received} B" if isinstance(received, int) and not isinstance(received, bool) else repr(received)
     shown = f"\n  expected: {expected} B\n  received: {got}" if options.get("show_values", True) else ""
-    return False, result.message + shown
+    return False, result.message + _breakdown(result.kind, options) + shown
+
+
+def _breakdown(kind: str, options: dict) -> str:
+    """For a difference made of no known part: what the reference figure is made of, part by part
+    (sizes only where values are shown: together they give the expected figure)."""
+    parts = options.get("parts") or {}
+    if kind not in ("mismatch", "multiple", "fraction") or not isinstance(parts, Mapping) or not parts:
+        return ""
+    sized = options.get("show_values", True)
+    listed = "; ".join(f"{part} ({size} B)" if sized else str(part) for part, size in parts.items())
+    return f"\n  The expected figure is made of: {listed}."
 
 
 def _judge_predictions(received, expected, name: str, options: dict) -> tuple[bool, str]:

@@ -1,4 +1,5 @@
-"""Command line: ``python -m autograder grade [SUBMITTED] --out OUT``, ``python -m autograder release``
+"""Command line: ``python -m autograder grade [SUBMITTED] --out OUT``, ``python -m autograder report``,
+``python -m autograder release``
 and ``python -m autograder explain [FILE]`` (an error text or pasted traceback; stdin without FILE)."""
 
 from __future__ import annotations
@@ -58,6 +59,21 @@ def _grade(args) -> int:
             return 2
     print(_table(rows) if rows else "No submissions found (expected SUBMITTED/<student>/<assignment>/*.ipynb).")
     print(f"\nWrote {out / 'grades.csv'} and feedback pages under {out / 'feedback'}/")
+    from .grading.report import after_grade  # the class report, from the gradebook the run wrote
+
+    print(after_grade(out, getattr(args, "db", None), Path(args.solutions)), end="")
+    return 0
+
+
+def _report(args) -> int:
+    from .grading.report import report_from_gradebook, terminal_summary
+
+    try:
+        summary = report_from_gradebook(args.db, Path(args.out), Path(args.solutions))
+    except FileNotFoundError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(terminal_summary(summary, Path(args.out)))
     return 0
 
 
@@ -110,6 +126,11 @@ def main(argv: list[str] | None = None) -> int:
         help="run submissions without the bubblewrap sandbox (only for notebooks you trust)",
     )
     grade.set_defaults(run=_grade)
+    report = commands.add_parser("report", help="the class report (what the class got wrong) from the gradebook")
+    report.add_argument("--db", default=None, help="nbgrader's gradebook URL (default: OUT/gradebook.db)")
+    report.add_argument("--out", default="grading-output", help="where report.html and report.csv go")
+    report.add_argument("--solutions", default=str(COURSE_ROOT / "solutions"), help="the nbgrader source folder")
+    report.set_defaults(run=_report)
     release = commands.add_parser("release", help="generate exercises/ from solutions/ with nbgrader")
     release.add_argument("--check", action="store_true", help="only report stale release notebooks")
     release.set_defaults(run=_release)

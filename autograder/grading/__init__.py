@@ -18,6 +18,9 @@ batch       a whole class in parallel: grades.csv and feedback pages
 nbgrader_cli  plain nbgrader commands on the course or a copy of it
 release     exercises/ from solutions/ with nbgrader generate_assignment
 demo        a demo class of correct, blank and typical-mistake submissions
+stubs       the release's stubs: which questions a submission left unanswered
+report      the class report from the gradebook: pass rates and causes (``autograder.causes``)
+report_page the report as one offline HTML page, plots as embedded PNG
 
 The processes, and what crosses between them::
 

@@ -34,7 +34,7 @@ MISTAKES = {
     return trace(model(x)).counts().get("ToCopyBackward0", 0)
 """
         },
-        "fails": {"q1_check": "a forward outside autocast"},
+        "fails": {"q1_check": "forward outside autocast"},
     },
     # Q2: the bytes of a float32 run: 4 bytes per element.
     "ex11-q2-float32": {

@@ -59,7 +59,7 @@ MISTAKES = {
     return syncs * len(params), syncs * sum(p.numel() * p.element_size() for p in params)
 """
         },
-        "fails": {"q2_check": "That is one call per parameter: DDP all-reduces buckets"},
+        "fails": {"q2_check": "One call per parameter: DDP all-reduces buckets"},
     },
     # Q2: no_sync forgotten: every micro-batch counted as reducing.
     "ex14-q2-no-sync-ignored": {

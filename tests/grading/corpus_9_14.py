@@ -357,7 +357,6 @@ def per_sample_bytes(model, batch_size):
             "fails": {"q2_check": "closed before the gradient that would take them past the"},
         },
         "c14-sorted-names": {
-            "named": "no: the hint speaks of registration order; the answer sorted the names",
             "cause": "returns the parameter names sorted, as if backward went through them alphabetically",
             "answers": {
                 "q3_answer": """def grad_ready_order(model, x):
@@ -365,7 +364,7 @@ def per_sample_bytes(model, batch_size):
     return sorted(name for name, p in model.named_parameters() if p.grad is not None)
 """
             },
-            "fails": {"q3_check": "not the order of registration"},
+            "fails": {"q3_check": "That is the names sorted"},
         },
     },
 }

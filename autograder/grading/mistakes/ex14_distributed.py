@@ -103,7 +103,7 @@ MISTAKES = {
     return [name for name, _ in reversed(list(model.named_parameters()))]
 """
         },
-        "fails": {"q3_check": "not the order of registration"},
+        "fails": {"q3_check": "the reverse of the order of registration"},
     },
     # Q3: the hooks are left in place: a second call records every name twice.
     "ex14-q3-hooks-kept": {

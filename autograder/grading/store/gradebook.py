@@ -1,0 +1,336 @@
+"""nbgrader's gradebook as the class grader's store.
+
+Everything goes through nbgrader's own API (``nbgrader.api``) into its database (``gradebook.db``,
+SQLite, or any ``db_url`` nbgrader accepts, PostgreSQL included), so that formgrader shows the
+grader's scores, ``nbgrader export`` exports them and manual grades are added on top:
+
+- the assignment's structure (notebook, grade, solution and source cells, checksums) is recorded
+  by nbgrader's own preprocessors, run on ``solutions/`` as ``nbgrader generate_assignment`` runs
+  them, when it is missing or its test cells or points changed;
+- each graded submission is one transaction: the ``SubmittedAssignment`` with its timestamp,
+  each test cell's ``Grade.auto_score`` (a manual score given in formgrader is kept and the cell
+  marked for review, as ``nbgrader autograde`` does), the failure message as that cell's
+  ``Comment.auto_comment`` (last line ``[cause: <key>]`` when the check named a cause), the
+  grader's status (a table of its own, ``autograder_status``, in the same database), and the
+  late penalty from nbgrader's late-submission plugin (``AssignLatePenalties.plugin_class``);
+- on SQLite, a lock file beside the database keeps two ``grade`` runs from writing at once (the
+  second refuses with a message); a server database takes concurrent writers (shards), and a
+  student or assignment created by another writer in the meantime is found, not duplicated.
+"""
+
+from __future__ import annotations
+
+import copy
+import fcntl
+import os
+import re
+import shutil
+import sys
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import nbformat
+from nbgrader.api import (
+    Comment,
+    Grade,
+    Gradebook,
+    InvalidEntry,
+    MissingEntry,
+    SubmittedAssignment,
+    SubmittedNotebook,
+)
+from nbgrader.preprocessors import (
+    AssignLatePenalties,
+    CheckCellMetadata,
+    ClearOutput,
+    ClearSolutions,
+    ComputeChecksums,
+    LockCells,
+    SaveCells,
+)
+from sqlalchemy import Column, String, Text
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import declarative_base
+from traitlets.config import Config
+
+from ..assemble import questions
+
+__all__ = ["StoreBusy", "Store", "Recorded", "auto_comment", "cause_of", "STATUS_TABLE"]
+
+STATUS_TABLE = "autograder_status"
+_Base = declarative_base()
+
+
+class _Status(_Base):
+    """The grader's status of one submission (nbgrader's schema has no place for it)."""
+
+    __tablename__ = STATUS_TABLE
+    submission_id = Column(String(32), primary_key=True)  # nbgrader's SubmittedAssignment.id
+    status = Column(Text, nullable=False)
+
+
+class StoreBusy(RuntimeError):
+    """Another ``grade`` run holds the lock of this SQLite gradebook (the message says which)."""
+
+
+_CAUSE = re.compile(r"\n?\[cause: ([^\]\n]*)\]\Z")
+
+
+def auto_comment(message: str, cause: str = "") -> str | None:
+    """A failed question's autograder comment: its message, and ``[cause: <key>]`` as the last
+    line when there is a cause key; None for a question that passed with no message."""
+    if cause:
+        return f"{message}\n[cause: {cause}]" if message else f"[cause: {cause}]"
+    return message or None
+
+
+def cause_of(comment: str | None) -> str:
+    """The cause key of an autograder comment written by :func:`auto_comment` ("" when none)."""
+    found = _CAUSE.search(comment or "")
+    return found.group(1) if found else ""
+
+
+def sqlite_path(db_url: str) -> Path | None:
+    """The database file of a SQLite ``db_url`` (None for a server database or ``:memory:``)."""
+    url = make_url(db_url)
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    return Path(url.database)
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What recording one submission changed: its score before (None: new) and after."""
+
+    old: float | None
+    new: float
+
+
+class Store:
+    """An open gradebook to record graded submissions in (use as a context manager).
+
+    Args:
+        db_url: nbgrader's ``db_url`` (``sqlite:////abs/path/gradebook.db``, ``postgresql://...``).
+        config: the course's nbgrader configuration (``store.config.course_config``): the
+            ``ClearSolutions`` stub used when recording an assignment's structure, and the
+            late-submission plugin.
+
+    Raises:
+        StoreBusy: SQLite, and another run holds the lock.
+    """
+
+    def __init__(self, db_url: str, config: Config | None = None):
+        self.db_url, self.config = db_url, config or Config()
+        self._lock = None
+        path = sqlite_path(db_url)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._lock = _lock(path)
+        try:
+            _alembic_on_path()
+            self.gb = Gradebook(db_url)
+            _Base.metadata.create_all(bind=self.gb.engine)  # after nbgrader made (and versioned) its own
+            late = AssignLatePenalties(config=self.config)
+            late.init_plugin()
+            self._late = late
+        except BaseException:
+            self._unlock()
+            raise
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection and release the lock."""
+        try:
+            self.gb.close()
+        finally:
+            self._unlock()
+
+    def _unlock(self) -> None:
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    # -- structure -------------------------------------------------------------------------
+
+    def _find_or_add(self, find, add, name: str, **kwargs):
+        try:
+            return find(name)
+        except MissingEntry:
+            pass
+        try:
+            return add(name, **kwargs)
+        except InvalidEntry:  # another writer (a shard on the same server) added it meanwhile
+            self.gb.db.rollback()
+            return find(name)
+
+    def student(self, student_id: str):
+        """nbgrader's ``Student`` of that id, added when missing."""
+        return self._find_or_add(self.gb.find_student, self.gb.add_student, student_id)
+
+    def prepare(self, assignment_id: str, notebook_file: str, source: nbformat.NotebookNode) -> None:
+        """Make sure the gradebook holds the assignment and its notebook's cells as
+        ``nbgrader generate_assignment`` records them from ``source`` (the nbgrader source
+        notebook). Nothing is rewritten when its test cells and their points are unchanged.
+
+        Raises:
+            RuntimeError: nbgrader's own refusal to add or remove cells of a notebook that has
+                submissions (the source's test cells changed after grading started).
+        """
+        self._find_or_add(self.gb.find_assignment, self.gb.add_assignment, assignment_id)
+        notebook_id = Path(notebook_file).stem
+        want = {q.grade_id: q.points for q in questions(source)}
+        try:
+            notebook = self.gb.find_notebook(notebook_id, assignment_id)
+            if {c.name: c.max_score for c in notebook.grade_cells} == want:
+                return
+        except MissingEntry:
+            pass
+        self.gb.db.commit()  # SaveCells writes through a connection of its own
+        resources = {
+            "language": "python",
+            "nbgrader": {"db_url": self.db_url, "assignment": assignment_id, "notebook": notebook_id},
+        }
+        nb = copy.deepcopy(source)
+        # generate_assignment's steps up to SaveCells (InstantiateTests and IncludeHeaderFooter
+        # change nothing in this course's sources): the same cells, sources and checksums
+        for step in (LockCells, ClearSolutions, ClearOutput, CheckCellMetadata, ComputeChecksums, SaveCells):
+            nb, resources = step(config=self.config).preprocess(nb, resources)
+        self.gb.db.expire_all()
+
+    def set_duedate(self, assignment_id: str, duedate: str | datetime) -> None:
+        """Set the assignment's due date (as ``nbgrader db assignment add --duedate`` does)."""
+        self.gb.update_or_create_assignment(assignment_id, duedate=duedate)
+
+    def duedate(self, assignment_id: str) -> datetime | None:
+        """The assignment's due date (naive UTC), None when it has none or is not in the store."""
+        try:
+            return self.gb.find_assignment(assignment_id).duedate
+        except MissingEntry:
+            return None
+
+    # -- submissions ---------------------------------------------------------------------------
+
+    def record(self, result, notebook_file: str, timestamp: datetime | None) -> Recorded:
+        """Write one graded submission (a ``grade_one.Result``) in one transaction, replacing the
+        grader's own earlier result for it; manual scores and comments are kept. The assignment
+        must be :meth:`prepare`\\ d. ``timestamp``: when it was submitted (naive UTC, as
+        ``nbgrader.utils.parse_utc`` gives), None when unknown (then it is never late).
+
+        Returns:
+            The submission's score (after any late penalty) before and after.
+        """
+        gb, db = self.gb, self.gb.db
+        student = self.student(result.student_id)
+        assignment = gb.find_assignment(result.assignment_id)
+        notebook_id = Path(notebook_file).stem
+        by_id = {q.grade_id: q for q in result.questions}
+        try:
+            try:
+                submission = gb.find_submission(result.assignment_id, result.student_id)
+                old = _final(submission)
+            except MissingEntry:
+                submission, old = SubmittedAssignment(assignment=assignment, student=student), None
+                db.add(submission)
+            submission.timestamp = timestamp
+            with db.no_autoflush:  # objects are built whole before anything is written
+                graded = self._fill(submission, assignment, notebook_id, by_id)
+            db.flush()
+            db.merge(_Status(submission_id=submission.id, status=result.status))
+            if graded is not None:
+                db.expire(graded, ["score"])
+                graded.late_submission_penalty = None
+                late = submission.total_seconds_late
+                if late > 0:
+                    penalty = self._late.plugin_inst.late_submission_penalty(result.student_id, graded.score, late)
+                    if penalty is not None:
+                        graded.late_submission_penalty = self._late._check_late_penalty(graded, penalty)
+            db.commit()
+        except BaseException:
+            db.rollback()
+            raise
+        db.expire(submission)
+        return Recorded(old, _final(submission))
+
+    def _fill(self, submission, assignment, notebook_id: str, by_id: dict):
+        """Set the grades and comments of ``submission`` from ``by_id`` (``{grade_id:
+        QuestionResult}``), making the rows ``Gradebook.add_submission`` makes where missing.
+        Returns the ``SubmittedNotebook`` graded (None when the assignment has no such notebook)."""
+        db, graded = self.gb.db, None
+        have = {n.notebook.name: n for n in submission.notebooks}
+        for notebook in assignment.notebooks:
+            sub_nb = have.get(notebook.name)
+            if sub_nb is None:
+                sub_nb = SubmittedNotebook(notebook=notebook, assignment=submission)
+                db.add(sub_nb)
+            grades = {g.cell_id: g for g in sub_nb.grades}
+            comments = {c.cell_id: c for c in sub_nb.comments}
+
+            def made(kind, cell, known, sub_nb=sub_nb):
+                if cell.id not in known:
+                    known[cell.id] = kind(cell_id=cell.id, notebook=sub_nb)
+                    db.add(known[cell.id])
+                return known[cell.id]
+
+            for cell in notebook.grade_cells:
+                grade, comment = made(Grade, cell, grades), made(Comment, cell, comments)
+                if notebook.name == notebook_id:
+                    q = by_id.get(cell.name)
+                    grade.auto_score = q.score if q is not None else 0.0
+                    # as nbgrader's SaveAutoGrades: a manual score stays, and is flagged for review
+                    grade.needs_manual_grade = grade.manual_score is not None
+                    comment.auto_comment = auto_comment(q.message, getattr(q, "cause", "")) if q is not None else None
+            for cell in [*notebook.solution_cells, *notebook.task_cells]:  # as add_submission makes them
+                made(Comment, cell, comments)
+            for cell in notebook.task_cells:
+                made(Grade, cell, grades)
+            if notebook.name == notebook_id:
+                graded = sub_nb
+        return graded
+
+    def grant_extension(self, assignment_id: str, student_id: str, hours: float) -> None:
+        """Give one student ``hours`` more for one assignment (nbgrader's
+        ``SubmittedAssignment.extension``; the submission must be in the store)."""
+        self.gb.grant_extension(assignment_id, student_id, hours=hours)
+
+    def statuses(self) -> dict[str, str]:
+        """``{SubmittedAssignment.id: the grader's status}``."""
+        return {s.submission_id: s.status for s in self.gb.db.query(_Status)}
+
+
+def _alembic_on_path() -> None:
+    """nbgrader runs ``alembic`` (from PATH) to version a new gradebook: put this interpreter's
+    ``bin/`` (the virtual environment's, where pip installed it) on PATH when it is not there."""
+    if shutil.which("alembic") is None:
+        os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
+
+
+def _final(submission) -> float:
+    """A submission's score as ``nbgrader export`` gives it: manual over auto, minus the late penalty."""
+    return float(submission.score) - float(submission.late_submission_penalty or 0)
+
+
+def _lock(path: Path):
+    """Hold ``<db>.lock`` (an exclusive ``flock``, released when the process ends, even by SIGKILL)."""
+    lock_path = path.with_name(path.name + ".lock")
+    handle = open(lock_path, "a+")  # held open for the store's lifetime
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read(200).strip() or "another process"
+        handle.close()
+        raise StoreBusy(
+            f"another grade run ({holder}) is writing to {path}; wait for it to finish, "
+            "or grade into another gradebook with --db"
+        ) from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"pid {os.getpid()}")
+    handle.flush()
+    return handle

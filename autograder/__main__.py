@@ -1,5 +1,6 @@
-"""Command line: ``python -m autograder grade [SUBMITTED] --out OUT``, ``python -m autograder release``
-and ``python -m autograder explain [FILE]`` (an error text or pasted traceback; stdin without FILE)."""
+"""Command line: ``python -m autograder grade [SUBMITTED] --out OUT``, ``python -m autograder export``
+(grades for an LMS), ``python -m autograder extension``, ``python -m autograder release`` and
+``python -m autograder explain [FILE]`` (an error text or pasted traceback; stdin without FILE)."""
 
 from __future__ import annotations
 
@@ -19,12 +20,54 @@ def _table(rows: list[dict]) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
+def _course_paths(args) -> None:
+    """Fill in what ``--course DIR`` implies: its source folder, its gradebook (nbgrader's
+    ``CourseDirectory.db_url`` from its ``nbgrader_config.py``, else ``DIR/gradebook.db``) and,
+    with no SUBMITTED, what ``nbgrader collect`` left in ``DIR/submitted``."""
+    from .grading.store.config import course_config
+
+    course = Path(args.course).resolve()
+    directory = course_config(course).get("CourseDirectory", {})
+    if args.solutions is None:
+        args.solutions = str(course / directory.get("source_directory", "source"))
+    if args.db is None:
+        args.db = directory.get("db_url") or "sqlite:///" + str(course / "gradebook.db")
+    if args.submitted is None:
+        args.submitted = str(course / directory.get("submitted_directory", "submitted"))
+
+
+def _duedates(pairs: list[str]) -> dict[str, str]:
+    dues = {}
+    for pair in pairs:
+        assignment, sep, when = pair.partition("=")
+        if not sep or not assignment or not when:
+            raise ValueError(
+                f"--duedate wants ASSIGNMENT=WHEN (e.g. ex01_graph='2026-01-20 17:00:00 UTC'), not {pair!r}"
+            )
+        dues[assignment] = when
+    return dues
+
+
 def _grade(args) -> int:
     from .grading.batch import SandboxUnavailable, grade_class
     from .grading.cgroups import memory_cgroup_available
     from .grading.limits import Limits
+    from .grading.names import UnsafeId, check_id, terminal
+    from .grading.store.gradebook import StoreBusy
 
+    if args.course:
+        _course_paths(args)
+    args.solutions = args.solutions or str(COURSE_ROOT / "solutions")
     out = Path(args.out)
+    try:
+        duedates = _duedates(args.duedate)
+        for value in args.student:
+            check_id(value, "student id")
+        for value in [*args.assignment, *duedates]:
+            check_id(value, "assignment id")
+    except (ValueError, UnsafeId) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory(prefix="demo-class-") as tmp:
         submitted = Path(args.submitted) if args.submitted else Path(tmp)
         if not args.submitted:
@@ -46,9 +89,22 @@ def _grade(args) -> int:
                 f"cgroup memory controller): --memory-limit {args.memory_limit:g} GiB bounds each process of a "
                 "submission alone, not all of them together."
             )
+        changes, notes = {}, []
         try:
             rows = grade_class(
-                submitted, out, Path(args.solutions), jobs=args.jobs, limits=limits, sandboxed=not args.no_sandbox
+                submitted,
+                out,
+                Path(args.solutions),
+                jobs=args.jobs,
+                limits=limits,
+                sandboxed=not args.no_sandbox,
+                db_url=args.db,
+                course=Path(args.course).resolve() if args.course else None,
+                students=args.student or None,
+                assignments=args.assignment or None,
+                duedates=duedates,
+                changes=changes,
+                notes=notes,
             )
         except FileNotFoundError as error:
             print(f"error: {error}", file=sys.stderr)
@@ -56,8 +112,19 @@ def _grade(args) -> int:
         except SandboxUnavailable as error:
             print(f"error: refusing to grade without a sandbox: {error}", file=sys.stderr)
             return 2
+        except StoreBusy as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 3
     print(_table(rows) if rows else "No submissions found (expected SUBMITTED/<student>/<assignment>/*.ipynb).")
-    print(f"\nWrote {out / 'grades.csv'} and feedback pages under {out / 'feedback'}/")
+    for note in notes:
+        print(f"note: {terminal(note)}")
+    for (student, assignment), (old, new) in sorted(changes.items()):
+        if old is not None:
+            print(f"regraded {terminal(student)}/{terminal(assignment)}: {old:g} → {new:g}")
+    print(
+        f"\nWrote {out / 'grades.csv'} (every submission in the gradebook) and feedback pages under {out / 'feedback'}/"
+    )
+    print(f"Gradebook: {args.db or 'sqlite:///' + str((out / 'gradebook.db').resolve())}")
     return 0
 
 
@@ -97,8 +164,30 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--out", default="grading-output", help="where grades.csv and feedback/ go")
     grade.add_argument(
         "--solutions",
-        default=str(COURSE_ROOT / "solutions"),
-        help="the nbgrader source folder (default: the course's solutions/)",
+        default=None,
+        help="the nbgrader source folder (default: the course's solutions/, or --course's source folder)",
+    )
+    grade.add_argument(
+        "--db",
+        default=None,
+        help="the nbgrader gradebook, any db_url nbgrader accepts (default: OUT/gradebook.db; with --course, "
+        "the course's)",
+    )
+    grade.add_argument(
+        "--course",
+        default=None,
+        help="an nbgrader course folder: use its gradebook, nbgrader_config.py (late-submission plugin) and "
+        "submitted/, and write autograded/ and feedback/ there for formgrader and release_feedback",
+    )
+    grade.add_argument("--student", action="append", default=[], help="grade only this student (repeatable)")
+    grade.add_argument("--assignment", action="append", default=[], help="grade only this assignment (repeatable)")
+    grade.add_argument(
+        "--duedate",
+        action="append",
+        default=[],
+        metavar="ASSIGNMENT=WHEN",
+        help="set an assignment's due date in the gradebook before grading (repeatable; "
+        "e.g. ex01_graph='2026-01-20 17:00:00 UTC')",
     )
     grade.add_argument("--jobs", type=int, default=None, help="parallel sandboxes (default: CPU cores)")
     grade.add_argument("--cell-timeout", type=float, default=60, help="seconds per cell (default 60)")

@@ -128,6 +128,60 @@ def _grade(args) -> int:
     return 0
 
 
+def _store_of(args):
+    """The gradebook that ``export`` and ``extension`` open: ``--db``, else ``--course``'s, else
+    ``OUT/gradebook.db`` (where ``grade --out OUT`` put it)."""
+    from .grading.batch import default_db_url
+    from .grading.store.config import course_config
+    from .grading.store.gradebook import Store, sqlite_path
+
+    config = course_config(Path(args.course).resolve()) if args.course else None
+    if args.db is None and args.course:
+        course = Path(args.course).resolve()
+        args.db = config.get("CourseDirectory", {}).get("db_url") or "sqlite:///" + str(course / "gradebook.db")
+    url = args.db or default_db_url(Path(args.out))
+    path = sqlite_path(url)
+    if path is not None and not path.is_file():
+        raise FileNotFoundError(f"no gradebook at {path} (grade first, or name it with --db or --course)")
+    return Store(url, config)
+
+
+def _export(args) -> int:
+    from .grading.out.exports import export_all
+    from .grading.store.gradebook import StoreBusy
+
+    try:
+        with _store_of(args) as store:
+            written = export_all(store, Path(args.out), Path(args.canvas_roster) if args.canvas_roster else None)
+    except (FileNotFoundError, ValueError, StoreBusy) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"Wrote {path}")
+    return 0
+
+
+def _extension(args) -> int:
+    from nbgrader.api import MissingEntry
+
+    from .grading.store.gradebook import StoreBusy
+    from .grading.store.views import CSV_COLUMNS, grade_rows, write_csv
+
+    try:
+        with _store_of(args) as store:
+            recorded = store.grant_extension(args.assignment, args.student, args.hours)
+            due = store.gb.find_submission(args.assignment, args.student).duedate
+            grades = write_csv(Path(args.out) / "grades.csv", CSV_COLUMNS, grade_rows(store))
+    except (FileNotFoundError, MissingEntry, StoreBusy) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(
+        f"{args.student} has {args.hours:g} h more for {args.assignment} (due {due} UTC): "
+        f"score {recorded.old:g} → {recorded.new:g}. Rewrote {grades}; run export again for the exports."
+    )
+    return 0
+
+
 def _release(args) -> int:
     from .grading.release import generate, stale
 
@@ -199,6 +253,31 @@ def main(argv: list[str] | None = None) -> int:
         help="run submissions without the bubblewrap sandbox (only for notebooks you trust)",
     )
     grade.set_defaults(run=_grade)
+    export = commands.add_parser(
+        "export", help="write questions.csv, summary.csv and canvas.csv (Canvas's gradebook import) from the gradebook"
+    )
+    export.add_argument("--out", default="grading-output", help="where the CSV files go (default grading-output)")
+    export.add_argument(
+        "--db", default=None, help="the gradebook (default: OUT/gradebook.db; with --course, the course's)"
+    )
+    export.add_argument("--course", default=None, help="an nbgrader course folder whose gradebook to export")
+    export.add_argument(
+        "--canvas-roster",
+        default=None,
+        metavar="CSV",
+        help="Canvas's own gradebook export: its ID, SIS ids and sections, and its assignment columns, are used",
+    )
+    export.set_defaults(run=_export)
+    extension = commands.add_parser(
+        "extension", help="give a student more time for an assignment (nbgrader's SubmittedAssignment.extension)"
+    )
+    extension.add_argument("assignment")
+    extension.add_argument("student")
+    extension.add_argument("--hours", type=float, required=True, help="hours added to the due date")
+    extension.add_argument("--out", default="grading-output", help="the grade run's OUT (its gradebook.db)")
+    extension.add_argument("--db", default=None, help="the gradebook (default: OUT/gradebook.db)")
+    extension.add_argument("--course", default=None, help="an nbgrader course folder whose gradebook to use")
+    extension.set_defaults(run=_extension)
     release = commands.add_parser("release", help="generate exercises/ from solutions/ with nbgrader")
     release.add_argument("--check", action="store_true", help="only report stale release notebooks")
     release.set_defaults(run=_release)

@@ -243,13 +243,7 @@ class Store:
             db.flush()
             db.merge(_Status(submission_id=submission.id, status=result.status))
             if graded is not None:
-                db.expire(graded, ["score"])
-                graded.late_submission_penalty = None
-                late = submission.total_seconds_late
-                if late > 0:
-                    penalty = self._late.plugin_inst.late_submission_penalty(result.student_id, graded.score, late)
-                    if penalty is not None:
-                        graded.late_submission_penalty = self._late._check_late_penalty(graded, penalty)
+                self._late_penalty(submission, graded)
             db.commit()
         except BaseException:
             db.rollback()
@@ -293,10 +287,33 @@ class Store:
                 graded = sub_nb
         return graded
 
-    def grant_extension(self, assignment_id: str, student_id: str, hours: float) -> None:
-        """Give one student ``hours`` more for one assignment (nbgrader's
-        ``SubmittedAssignment.extension``; the submission must be in the store)."""
+    def _late_penalty(self, submission, notebook) -> None:
+        """Set ``notebook``'s late penalty as nbgrader's ``AssignLatePenalties`` does, with the
+        plugin the course configures (none when on time, given any extension)."""
+        self.gb.db.flush()
+        self.gb.db.expire(notebook, ["score"])
+        notebook.late_submission_penalty = None
+        late = submission.total_seconds_late
+        if late > 0:
+            penalty = self._late.plugin_inst.late_submission_penalty(submission.student_id, notebook.score, late)
+            if penalty is not None:
+                notebook.late_submission_penalty = self._late._check_late_penalty(notebook, penalty)
+
+    def grant_extension(self, assignment_id: str, student_id: str, hours: float) -> Recorded:
+        """Give one student ``hours`` more than the due date for one assignment (nbgrader's
+        ``SubmittedAssignment.extension``; 0 removes it) and recompute the late penalty.
+
+        Raises:
+            nbgrader.api.MissingEntry: that submission is not in the store (grade it first).
+        """
+        submission = self.gb.find_submission(assignment_id, student_id)
+        old = _final(submission)
         self.gb.grant_extension(assignment_id, student_id, hours=hours)
+        for notebook in submission.notebooks:
+            self._late_penalty(submission, notebook)
+        self.gb.db.commit()
+        self.gb.db.expire(submission)
+        return Recorded(old, _final(submission))
 
     def statuses(self) -> dict[str, str]:
         """``{SubmittedAssignment.id: the grader's status}``."""

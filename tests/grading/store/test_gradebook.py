@@ -146,7 +146,7 @@ def test_a_late_submission_is_penalised_by_the_courses_nbgrader_plugin(tmp_path,
             s.set_duedate("ex01", "2026-01-20 17:00:00 UTC")
             assert s.record(result("late", 2.0), "ex01.ipynb", datetime(2026, 1, 20, 18)).new == late_score
             assert s.record(result("ontime", 2.0), "ex01.ipynb", datetime(2026, 1, 20, 16)).new == 2.0
-            s.grant_extension("ex01", "late", hours=2)
+            assert s.grant_extension("ex01", "late", hours=2).new == 2.0  # the penalty goes at once
             assert s.record(result("late", 2.0), "ex01.ipynb", datetime(2026, 1, 20, 18)).new == 2.0
             rows = {r["student_id"]: r for r in grade_rows(s)}
             assert rows["late"]["late_penalty"] == "0" and rows["ontime"]["timestamp"] == "2026-01-20 16:00:00"

@@ -48,6 +48,33 @@ def _duedates(pairs: list[str]) -> dict[str, str]:
     return dues
 
 
+def _unpack(args, scratch: Path) -> bool:
+    """Unpack ``--from-zip`` into ``scratch`` (nbgrader's layout) and say what could not be placed."""
+    import zipfile
+
+    from .grading.batch import load_sources
+    from .grading.intake.lms_zip import read_roster, unpack_lms_zip
+
+    notebooks = {a: name for a, (name, _) in load_sources(Path(args.solutions)).items()}
+    if len(args.assignment) > 1 or (args.assignment and args.assignment[0] not in notebooks):
+        print(f"error: --from-zip takes at most one --assignment, one of {sorted(notebooks)}", file=sys.stderr)
+        return False
+    try:
+        roster = read_roster(Path(args.roster)) if args.roster else None
+        unpacked = unpack_lms_zip(
+            Path(args.from_zip), scratch, notebooks, roster, args.assignment[0] if args.assignment else None
+        )
+    except (OSError, ValueError, zipfile.BadZipFile) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return False
+    print(f"{args.from_zip}: {len(unpacked.placed)} notebooks placed, {len(unpacked.problems)} entries not.")
+    for line in unpacked.problems:
+        print(f"not placed: {line}")
+    for line in unpacked.notes:
+        print(f"note: {line}")
+    return True
+
+
 def _grade(args) -> int:
     from .grading.batch import SandboxUnavailable, grade_class
     from .grading.cgroups import memory_cgroup_available
@@ -70,7 +97,13 @@ def _grade(args) -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="demo-class-") as tmp:
         submitted = Path(args.submitted) if args.submitted else Path(tmp)
-        if not args.submitted:
+        if args.from_zip:
+            if args.submitted:
+                print("error: give SUBMITTED or --from-zip, not both", file=sys.stderr)
+                return 2
+            if not _unpack(args, submitted):
+                return 2
+        elif not args.submitted:
             from .grading.demo import build_demo_class
 
             build_demo_class(submitted)
@@ -216,6 +249,18 @@ def main(argv: list[str] | None = None) -> int:
     grade = commands.add_parser("grade", help="grade a class (with no folder: the demo class)")
     grade.add_argument("submitted", nargs="?", help="SUBMITTED/<student_id>/<assignment_id>/<notebook>.ipynb")
     grade.add_argument("--out", default="grading-output", help="where grades.csv and feedback/ go")
+    grade.add_argument(
+        "--from-zip",
+        default=None,
+        metavar="ZIP",
+        help="grade an LMS bulk download (Canvas's Download Submissions, Moodle's Download all submissions)",
+    )
+    grade.add_argument(
+        "--roster",
+        default=None,
+        metavar="CSV",
+        help="with --from-zip: student_id with canvas_id and/or name columns, or Canvas's gradebook export",
+    )
     grade.add_argument(
         "--solutions",
         default=None,

@@ -39,7 +39,7 @@ def write_autograded(
     ``nbgrader autograde`` would, under ``course/autograded/``."""
     if graded is None:
         return
-    nb = copy.deepcopy(graded)
+    nb = nbformat.from_dict(copy.deepcopy(graded))  # outputs arrive from the runner as plain dicts
     for cell in nb.cells:
         for out in cell.get("outputs", []):
             if "data" in out:

@@ -32,7 +32,7 @@ def _course_paths(args) -> None:
         args.solutions = str(course / directory.get("source_directory", "source"))
     if args.db is None:
         args.db = directory.get("db_url") or "sqlite:///" + str(course / "gradebook.db")
-    if args.submitted is None:
+    if args.submitted is None and not args.from_zip:
         args.submitted = str(course / directory.get("submitted_directory", "submitted"))
 
 

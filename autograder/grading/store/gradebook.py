@@ -51,6 +51,7 @@ from nbgrader.preprocessors import (
 )
 from sqlalchemy import Column, String, Text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import declarative_base
 from traitlets.config import Config
 
@@ -148,6 +149,7 @@ class Store:
         """Close the connection and release the lock."""
         try:
             self.gb.close()
+            self.gb.engine.dispose()  # every connection closed before the lock's descriptor is
         finally:
             self._unlock()
 
@@ -197,10 +199,15 @@ class Store:
             "nbgrader": {"db_url": self.db_url, "assignment": assignment_id, "notebook": notebook_id},
         }
         nb = copy.deepcopy(source)
-        # generate_assignment's steps up to SaveCells (InstantiateTests and IncludeHeaderFooter
-        # change nothing in this course's sources): the same cells, sources and checksums
-        for step in (LockCells, ClearSolutions, ClearOutput, CheckCellMetadata, ComputeChecksums, SaveCells):
-            nb, resources = step(config=self.config).preprocess(nb, resources)
+        try:
+            # generate_assignment's steps up to SaveCells (InstantiateTests and IncludeHeaderFooter
+            # change nothing in this course's sources): the same cells, sources and checksums
+            for step in (LockCells, ClearSolutions, ClearOutput, CheckCellMetadata, ComputeChecksums, SaveCells):
+                nb, resources = step(config=self.config).preprocess(nb, resources)
+        except (InvalidEntry, IntegrityError):
+            # another writer on a server gradebook recorded the same notebook first: use theirs
+            self.gb.db.rollback()
+            self.gb.find_notebook(notebook_id, assignment_id)
         self.gb.db.expire_all()
 
     def set_duedate(self, assignment_id: str, duedate: str | datetime) -> None:
@@ -333,21 +340,31 @@ def _final(submission) -> float:
 
 
 def _lock(path: Path):
-    """Hold ``<db>.lock`` (an exclusive ``flock``, released when the process ends, even by SIGKILL)."""
-    lock_path = path.with_name(path.name + ".lock")
-    handle = open(lock_path, "a+")  # held open for the store's lifetime
+    """Hold an exclusive ``flock`` on the database file itself (released when the process ends,
+    even by SIGKILL). SQLite's own locks are POSIX record locks, which ``flock`` does not touch;
+    the handle is closed only after the gradebook's connections are (closing a descriptor of the
+    file drops the process's POSIX locks on it)."""
+    handle = open(path, "ab")  # creates an empty file, which SQLite takes as an empty database
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        handle.seek(0)
-        holder = handle.read(200).strip() or "another process"
+        holder = _flock_holder(path)
         handle.close()
         raise StoreBusy(
-            f"another grade run ({holder}) is writing to {path}; wait for it to finish, "
-            "or grade into another gradebook with --db"
+            f"another grade run ({f'pid {holder}' if holder else 'another process'}) is writing to {path}; "
+            "wait for it to finish, or grade into another gradebook with --db"
         ) from None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"pid {os.getpid()}")
-    handle.flush()
     return handle
+
+
+def _flock_holder(path: Path) -> int | None:
+    """The pid holding a ``flock`` on ``path``, from ``/proc/locks`` (None when it cannot be told)."""
+    try:
+        inode = path.stat().st_ino
+        for line in Path("/proc/locks").read_text().splitlines():
+            fields = line.split()
+            if len(fields) > 5 and fields[1] == "FLOCK" and fields[5].rsplit(":", 1)[-1] == str(inode):
+                return int(fields[4])
+    except (OSError, ValueError):
+        pass
+    return None

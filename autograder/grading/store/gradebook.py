@@ -26,11 +26,14 @@ import os
 import re
 import shutil
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 
 import nbformat
+from nbgrader import api as nbgrader_api
 from nbgrader.api import (
     Comment,
     Grade,
@@ -130,7 +133,8 @@ class Store:
             self._lock = _lock(path)
         try:
             _alembic_on_path()
-            self.gb = Gradebook(db_url)
+            with _alembic_head_in_process():
+                self.gb = Gradebook(db_url)
             _Base.metadata.create_all(bind=self.gb.engine)  # after nbgrader made (and versioned) its own
             late = AssignLatePenalties(config=self.config)
             late.init_plugin()
@@ -332,6 +336,29 @@ def _alembic_on_path() -> None:
     ``bin/`` (the virtual environment's, where pip installed it) on PATH when it is not there."""
     if shutil.which("alembic") is None:
         os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
+
+
+@contextmanager
+def _alembic_head_in_process():
+    """While a ``Gradebook`` opens: nbgrader versions a new database with the head revision of
+    its migrations, which it learns by running ``alembic heads`` in a subprocess (seconds on a
+    busy machine, once per new gradebook); alembic's own API gives the same revision in-process."""
+    original = nbgrader_api.get_alembic_version
+    nbgrader_api.get_alembic_version = _alembic_head
+    try:
+        yield
+    finally:
+        nbgrader_api.get_alembic_version = original
+
+
+@lru_cache(maxsize=1)
+def _alembic_head() -> str:
+    from alembic.config import Config as AlembicConfig
+    from alembic.script import ScriptDirectory
+
+    config = AlembicConfig()
+    config.set_main_option("script_location", str(Path(nbgrader_api.__file__).parent / "alembic"))
+    return ScriptDirectory.from_config(config).get_current_head()
 
 
 def _final(submission) -> float:

@@ -186,3 +186,14 @@ def test_a_student_added_by_another_writer_meanwhile_is_found(store, monkeypatch
     monkeypatch.setattr(store.gb, "find_student", find_then_race)
     assert store.record(result("ann", 2.0), "ex01.ipynb", None).new == 2.0
     other.close()
+
+
+def test_a_new_gradebook_gets_the_version_nbgrader_gives_it(tmp_path):
+    """Is a gradebook the store creates versioned with the revision nbgrader's own `alembic heads`
+    gives (found in-process, without nbgrader's subprocess), so `nbgrader db upgrade` knows it?"""
+    from nbgrader.api import get_alembic_version
+    from sqlalchemy import text
+
+    with Store(f"sqlite:///{tmp_path}/gradebook.db") as s:
+        (stored,) = s.gb.db.execute(text("SELECT version_num FROM alembic_version")).one()
+    assert stored == get_alembic_version()

@@ -37,9 +37,16 @@ def _course_paths(args) -> None:
 
 
 def _duedates(pairs: list[str]) -> dict[str, str]:
+    """``{assignment: due date}`` from ``--duedate ID=WHEN`` (WHEN as nbgrader reads it)."""
+    from nbgrader.utils import parse_utc
+
     dues = {}
     for pair in pairs:
         assignment, sep, when = pair.partition("=")
+        try:
+            parse_utc(when)
+        except (ValueError, OverflowError):
+            sep = ""
         if not sep or not assignment or not when:
             raise ValueError(
                 f"--duedate wants ASSIGNMENT=WHEN (e.g. ex01_graph='2026-01-20 17:00:00 UTC'), not {pair!r}"

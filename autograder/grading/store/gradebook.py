@@ -40,6 +40,7 @@ from nbgrader.api import (
     Gradebook,
     InvalidEntry,
     MissingEntry,
+    Student,
     SubmittedAssignment,
     SubmittedNotebook,
 )
@@ -54,7 +55,7 @@ from nbgrader.preprocessors import (
 )
 from sqlalchemy import Column, String, Text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import declarative_base
 from traitlets.config import Config
 
@@ -135,7 +136,10 @@ class Store:
             _alembic_on_path()
             with _alembic_head_in_process():
                 self.gb = Gradebook(db_url)
-            _Base.metadata.create_all(bind=self.gb.engine)  # after nbgrader made (and versioned) its own
+            try:  # after nbgrader made (and versioned) its own tables
+                _Base.metadata.create_all(bind=self.gb.engine)
+            except DBAPIError:  # another writer of a server gradebook created it meanwhile
+                _Base.metadata.create_all(bind=self.gb.engine)
             late = AssignLatePenalties(config=self.config)
             late.init_plugin()
             self._late = late
@@ -236,8 +240,16 @@ class Store:
         Returns:
             The submission's score (after any late penalty) before and after.
         """
+        for attempt in (1, 2):
+            try:
+                return self._record(result, notebook_file, timestamp)
+            except IntegrityError:
+                if attempt == 2:
+                    raise
+                # a server gradebook: another writer added the same student meanwhile; again, finding it
+
+    def _record(self, result, notebook_file: str, timestamp: datetime | None) -> Recorded:
         gb, db = self.gb, self.gb.db
-        student = self.student(result.student_id)
         assignment = gb.find_assignment(result.assignment_id)
         notebook_id = Path(notebook_file).stem
         by_id = {q.grade_id: q for q in result.questions}
@@ -246,6 +258,11 @@ class Store:
                 submission = gb.find_submission(result.assignment_id, result.student_id)
                 old = _final(submission)
             except MissingEntry:
+                try:
+                    student = gb.find_student(result.student_id)
+                except MissingEntry:  # added in this same transaction (gb.add_student would commit apart)
+                    student = Student(id=result.student_id)
+                    db.add(student)
                 submission, old = SubmittedAssignment(assignment=assignment, student=student), None
                 db.add(submission)
             submission.timestamp = timestamp

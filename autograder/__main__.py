@@ -1,6 +1,7 @@
-"""Command line: ``python -m autograder grade [SUBMITTED] --out OUT``, ``python -m autograder export``
-(grades for an LMS), ``python -m autograder extension``, ``python -m autograder release`` and
-``python -m autograder explain [FILE]`` (an error text or pasted traceback; stdin without FILE)."""
+"""Command line: ``python -m autograder grade [SUBMITTED] --out OUT``, ``python -m autograder report``,
+``python -m autograder export`` (grades for an LMS), ``python -m autograder extension``,
+``python -m autograder release`` and ``python -m autograder explain [FILE]`` (an error text or
+pasted traceback; stdin without FILE)."""
 
 from __future__ import annotations
 
@@ -165,6 +166,9 @@ def _grade(args) -> int:
         f"\nWrote {out / 'grades.csv'} (every submission in the gradebook) and feedback pages under {out / 'feedback'}/"
     )
     print(f"Gradebook: {args.db or 'sqlite:///' + str((out / 'gradebook.db').resolve())}")
+    from .grading.report import after_grade  # the class report, from the gradebook the run wrote
+
+    print(after_grade(out, args.db, Path(args.solutions)), end="")
     return 0
 
 
@@ -219,6 +223,18 @@ def _extension(args) -> int:
         f"{args.student} has {args.hours:g} h more for {args.assignment} (due {due} UTC): "
         f"score {recorded.old:g} → {recorded.new:g}. Rewrote {grades}; run export again for the exports."
     )
+    return 0
+
+
+def _report(args) -> int:
+    from .grading.report import report_from_gradebook, terminal_summary
+
+    try:
+        summary = report_from_gradebook(args.db, Path(args.out), Path(args.solutions))
+    except FileNotFoundError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(terminal_summary(summary, Path(args.out)))
     return 0
 
 
@@ -305,6 +321,11 @@ def main(argv: list[str] | None = None) -> int:
         help="run submissions without the bubblewrap sandbox (only for notebooks you trust)",
     )
     grade.set_defaults(run=_grade)
+    report = commands.add_parser("report", help="the class report (what the class got wrong) from the gradebook")
+    report.add_argument("--db", default=None, help="nbgrader's gradebook URL (default: OUT/gradebook.db)")
+    report.add_argument("--out", default="grading-output", help="where report.html and report.csv go")
+    report.add_argument("--solutions", default=str(COURSE_ROOT / "solutions"), help="the nbgrader source folder")
+    report.set_defaults(run=_report)
     export = commands.add_parser(
         "export", help="write questions.csv, summary.csv and canvas.csv (Canvas's gradebook import) from the gradebook"
     )

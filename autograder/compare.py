@@ -36,6 +36,8 @@ from dataclasses import dataclass
 
 import torch
 
+from .causes import key as cause_key
+
 __all__ = ["Diagnosis", "diagnose", "diagnose_bytes", "tolerances", "NONE_GRAD_CAUSES"]
 
 # rtol, atol per dtype: the defaults of torch.testing.assert_close (PyTorch docs, torch.testing).
@@ -67,13 +69,15 @@ class Diagnosis:
     """The outcome of a comparison: ``ok``, the ``kind`` of difference (see module docstring), a
     learner-facing ``message``, the relative error ``max|r - e| / max|e|`` (``None`` when the
     values could not be compared) and, for ``multiple``/``fraction``/``sign``, the ``factor``
-    received / expected."""
+    received / expected; ``cause``, when the question's own ``causes`` (or, for bytes, the parts
+    named) tell more than the kind, its cause key (``autograder.causes``): judge keys the rest by kind."""
 
     ok: bool
     kind: str
     message: str
     rel_error: float | None = None
     factor: float | None = None
+    cause: str = ""
 
     def __str__(self) -> str:
         return self.message
@@ -128,9 +132,10 @@ def _factor_words(s: float) -> str:
     return f"is {s:.4g}x"
 
 
-def _shape_message(name: str, got: tuple, want: tuple) -> str:
+def _shape_message(name: str, got: tuple, want: tuple) -> tuple[str, str]:
     """The shape difference in words, naming a missing (or extra) reduction over a dimension that
-    broadcasting adds: a tensor broadcast along a dimension gets the sum over it as its gradient."""
+    broadcasting adds: a tensor broadcast along a dimension gets the sum over it as its gradient;
+    and which of these it is, as the end of its cause key (``arranged``, ``keepdim``, ...)."""
     plain = f"{name} has shape {got}, expected {want}"
     try:
         wider = torch.broadcast_shapes(got, want)
@@ -138,8 +143,11 @@ def _shape_message(name: str, got: tuple, want: tuple) -> str:
         wider = None
     if wider not in (got, want):  # not one shape broadcast to the other
         if math.prod(got) == math.prod(want):
-            return f"{plain}: the same number of elements, arranged otherwise (a missing squeeze() or reshape?)."
-        return plain + "."
+            return (
+                f"{plain}: the same number of elements, arranged otherwise (a missing squeeze() or reshape?).",
+                "arranged",
+            )
+        return plain + ".", "other"
     extra, small = (got, want) if wider == got else (want, got)
     new = len(extra) - len(small)  # leading dimensions the smaller shape lacks altogether
     padded = (1,) * new + tuple(small)
@@ -151,16 +159,18 @@ def _shape_message(name: str, got: tuple, want: tuple) -> str:
             if wider == got
             else "squeezed or indexed where a dimension of size 1 should stay?"
         )
-        return f"{plain}: they differ by {which}: {how}"
+        return f"{plain}: they differ by {which}: {how}", "keepdim" if wider == got else "squeezed"
     if wider == got:
         return (
             f"{plain}: it has the extra {which}. That looks like a gradient not summed over the "
             "dimension it was broadcast along (a tensor broadcast along a dimension gets the sum over "
-            "it as its gradient: .sum(dim)), or a value not reduced over it."
+            "it as its gradient: .sum(dim)), or a value not reduced over it.",
+            "not_summed",
         )
     return (
         f"{plain}: it lacks {which}. That looks like a sum (or mean) over a dimension that should "
-        "stay: a tensor that was not broadcast along it gets one gradient entry per element there."
+        "stay: a tensor that was not broadcast along it gets one gradient entry per element there.",
+        "summed_away",
     )
 
 
@@ -195,7 +205,9 @@ def diagnose(
     causes = dict(causes) if isinstance(causes, Mapping) else {}
     if received is None:
         if "none" in causes:
-            return Diagnosis(False, "none", f"{name} is None: {causes['none']}")
+            return Diagnosis(
+                False, "none", f"{name} is None: {causes['none']}", cause=cause_key("tensor.none", causes["none"])
+            )
         listed = "\n".join(f"  - {c}" for c in NONE_GRAD_CAUSES)
         return Diagnosis(False, "none", f"{name} is None. Likely causes:\n{listed}")
     if isinstance(received, (int, float, bool)) and expected.numel() == 1:
@@ -217,13 +229,18 @@ def diagnose(
         where = f"grad_fn={type(received.grad_fn).__name__}" if received.grad_fn else "a leaf"
         fix = causes.get("attached", "Return a plain value: .detach() (or .item() for a number).")
         return Diagnosis(
-            False, "attached", f"{name} is still attached to the autograd graph ({where}, requires_grad=True). {fix}"
+            False,
+            "attached",
+            f"{name} is still attached to the autograd graph ({where}, requires_grad=True). {fix}",
+            cause=cause_key("tensor.attached", causes["attached"]) if "attached" in causes else "",
         )
     if tuple(received.shape) != tuple(expected.shape):
         got, want = tuple(received.shape), tuple(expected.shape)
         if "shape" in causes:
-            return Diagnosis(False, "shape", f"{name} has shape {got}, expected {want}: {causes['shape']}")
-        return Diagnosis(False, "shape", _shape_message(name, got, want))
+            message = f"{name} has shape {got}, expected {want}: {causes['shape']}"
+            return Diagnosis(False, "shape", message, cause=cause_key("tensor.shape", causes["shape"]))
+        message, why = _shape_message(name, got, want)
+        return Diagnosis(False, "shape", message, cause=f"tensor.shape.{why}")
     for kind, got, want in (("dtype", received.dtype, expected.dtype), ("device", received.device, expected.device)):
         if got != want:
             return Diagnosis(False, kind, f"{name} has {kind} {got}, expected {want}.")
@@ -247,11 +264,13 @@ def diagnose(
             "the graph was cut between the loss and this tensor (detach(), .data,"
             " no_grad, or a non-differentiable op such as argmax, round or a comparison).",
         )
-        return Diagnosis(False, "zeros", f"{name} is all zeros but should not be: {cause}", rel)
+        own = cause_key("tensor.zeros", cause) if "zeros" in causes else ""
+        return Diagnosis(False, "zeros", f"{name} is all zeros but should not be: {cause}", rel, cause=own)
     s = _scale_factor(r, e, rtol, atol)
     if s is not None and s != 0 and (cause := _cause_for_factor(s, causes)) is not None:
         kind = "sign" if _whole(s) == -1 else "multiple" if abs(s) > 1 else "fraction"
-        return Diagnosis(False, kind, f"{name} {_factor_words(s)} the expected value: {cause}", rel, s)
+        message = f"{name} {_factor_words(s)} the expected value: {cause}"
+        return Diagnosis(False, kind, message, rel, s, cause=cause_key(f"tensor.{kind}", cause))
     if s is not None and _whole(s) == -1:
         return Diagnosis(
             False,
@@ -288,6 +307,7 @@ def diagnose(
         f" {rel:.1e}, tolerance rtol={rtol:g}, atol={atol:g}).{cause}",
         rel,
         s,
+        cause=cause_key("tensor.mismatch", cause) if cause else "",
     )
 
 
@@ -363,7 +383,12 @@ def diagnose_bytes(
             else "Which graph is still alive at that moment (retain_graph=True, or a loss still referenced)?"
         )
         return Diagnosis(
-            False, "steps", f"{name} is {size} B {side}: exactly the size of {graphs}. {why}", rel, float(k)
+            False,
+            "steps",
+            f"{name} is {size} B {side}: exactly the size of {graphs}. {why}",
+            rel,
+            float(k),
+            cause=cause_key("bytes.steps", side),
         )
 
     def saved_message(combos: list[tuple[str, ...]]) -> Diagnosis:
@@ -375,12 +400,14 @@ def diagnose_bytes(
                 f"{_named(combos)}. Was it counted twice? A storage saved by several Nodes "
                 "(or through views) is kept, and counted, once.",
                 rel,
+                cause=cause_key("bytes.double", _named(combos)),
             )
         return Diagnosis(
             False,
             "missing",
             f"{name} is {size} B too low: exactly the size of {_named(combos)}. Which Node saves it for backward?",
             rel,
+            cause=cause_key("bytes.missing", _named(combos)),
         )
 
     def unsaved_message(combos: list[tuple[str, ...]]) -> Diagnosis:
@@ -393,17 +420,23 @@ def diagnose_bytes(
             f"{_named(combos)}; {listed} {'is' if len(names) == 1 else 'are'} not saved for "
             "backward by any Node: count only what backward needs (check what each Node saves).",
             rel,
+            cause=cause_key("bytes.unsaved", listed),
         )
 
     # one thing, by its own name: a saved storage, a tensor nobody saves, or one step's graph
     if diff > 0 and (known := [n for n, s in extra.items() if s == size]):
-        return Diagnosis(False, "extra", f"{name} is {size} B too high: exactly {' or '.join(known)}.", rel)
+        message = f"{name} is {size} B too high: exactly {' or '.join(known)}."
+        return Diagnosis(False, "extra", message, rel, cause=cause_key("bytes.extra", " or ".join(known)))
     single = [(n,) for n, s in parts.items() if s == size]
     not_saved = [(n,) for n, s in unsaved.items() if s == size] if diff > 0 else []
     if single and not_saved:  # the same size: a saved storage counted twice, or a tensor nobody saves
         twice = saved_message(single)
         return Diagnosis(
-            False, "double", twice.message + f" Or is it {_named(not_saved)}, which no Node saves for backward?", rel
+            False,
+            "double",
+            twice.message + f" Or is it {_named(not_saved)}, which no Node saves for backward?",
+            rel,
+            cause=twice.cause,
         )
     if single:
         return saved_message(single)

@@ -8,6 +8,8 @@ from collections.abc import Mapping
 
 import torch
 
+from .causes import key as cause_key
+from .causes import keyed
 from .checked import Checked
 from .compare import diagnose, diagnose_bytes
 
@@ -39,7 +41,7 @@ def _judge_tensor(received, expected, name: str, options: dict) -> tuple[bool, s
     result = _diagnose(received, expected, name, options)
     if result.ok:
         return True, f"OK {name}"
-    return False, result.message + _shown(received, expected, options)
+    return False, keyed(result.message + _shown(received, expected, options), result.cause or f"tensor.{result.kind}")
 
 
 def _cause(result, received, expected, name: str) -> str:
@@ -67,30 +69,32 @@ def _grads_hint(hint, kinds: list[str]) -> str:
 def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, str]:
     if not isinstance(received, Mapping):
         return False, f"expected a dict with keys {sorted(expected)}, got {type(received).__name__}"
-    problems: dict[str, list] = {}  # cause -> [kind, message of the first, names]
+    problems: dict[str, list] = {}  # cause -> [kind, message of the first, names, cause key]
     for key, want in expected.items():
         if key not in received:
-            kind, message, cause = "missing", f"{key} is missing from the dict", "missing"
+            kind, message, cause, cause_id = "missing", f"{key} is missing from the dict", "missing", "grads.missing"
         else:
             result = _diagnose(received[key], want, key, options)
             if result.ok:
                 continue
             kind, cause = result.kind, _cause(result, received[key], want, key)
             message = result.message + _shown(received[key], want, options)
-        problems.setdefault(cause, [kind, message, []])[2].append(key)
+            cause_id = result.cause or f"tensor.{kind}"
+        problems.setdefault(cause, [kind, message, [], cause_id])[2].append(key)
     if not problems:
         return True, f"OK {name}: " + ", ".join(expected)
     # One message per cause: four parameters summed instead of averaged are one mistake.
     lines = [
         message + (f"\n  (the same for {', '.join(names[1:])})" if names[1:] else "")
-        for _, message, names in problems.values()
+        for _, message, names, _ in problems.values()
     ]
     others = [str(key)[:40] for key in received if key not in expected]  # the learner's keys, cut short
     if "missing" in problems and others:
         listed = ", ".join(others[:_SHOWN_AT_MOST]) + (", ..." if len(others) > _SHOWN_AT_MOST else "")
         lines.append(f"  (the dict's other keys: {listed})")
-    hint = _grads_hint(options.get("hint"), [kind for kind, _, _ in problems.values()])
-    return False, "\n".join(lines + ([hint] if hint else []))
+    hint = _grads_hint(options.get("hint"), [kind for kind, _, _, _ in problems.values()])
+    first = next(iter(problems.values()))[3]  # the first wrong gradient's cause names the message
+    return False, keyed("\n".join(lines + ([hint] if hint else [])), first)
 
 
 def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, str]:
@@ -109,7 +113,7 @@ def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, st
                 (text for key, text in hint.items() if type(key) is type(received) and key == received),
                 hint.get("otherwise", ""),
             )
-    return False, message + (f". {hint}" if hint else ".")
+    return False, keyed(message + (f". {hint}" if hint else "."), cause_key("value", hint or name))
 
 
 def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, str]:
@@ -124,10 +128,11 @@ def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, s
     )
     if result.ok:
         return True, f"OK {name}"
+    cause = result.cause or f"bytes.{result.kind}"
     # a number gets its unit; anything else (None, a tensor, a string) is shown as it came
     got = f"{received} B" if isinstance(received, int) and not isinstance(received, bool) else repr(received)
     shown = f"\n  expected: {expected} B\n  received: {got}" if options.get("show_values", True) else ""
-    return False, result.message + shown
+    return False, keyed(result.message + shown, cause)
 
 
 def _judge_predictions(received, expected, name: str, options: dict) -> tuple[bool, str]:
@@ -143,7 +148,10 @@ def _judge_predictions(received, expected, name: str, options: dict) -> tuple[bo
         reasons = reasons if isinstance(reasons, Mapping) else {}
         # each wrong entry's own pointer at the mechanism, computed from the run (never its value)
         message += "".join(f"\n  - {key}: {reasons[key]}" for key in wrong if isinstance(reasons.get(key), str))
-        return False, message
+        # the wrong entries are the cause: each has its own reason (entries are the question's names)
+        names = sorted(_entry(key) for key in wrong)
+        entries = "+".join(names[:3]) + ("+more" if len(names) > 3 else "")
+        return False, keyed(message, f"{cause_key('prediction', name)}.{entries}")
     return True, f"OK all {len(expected)} {name}"
 
 
@@ -154,7 +162,15 @@ def _judge_at_most(received, expected, name: str, options: dict) -> tuple[bool, 
         return True, f"OK {name}"
     shown = f": {received:g}, more than {expected:g}" if options.get("show_values", True) else ""
     hint = options.get("hint", "")
-    return False, f"{name} is too high{shown}." + (f" {hint}" if hint else "")
+    return False, keyed(
+        f"{name} is too high{shown}." + (f" {hint}" if hint else ""), cause_key("value.too_high", hint or name)
+    )
+
+
+def _entry(name) -> str:
+    """A prediction's entry as part of a cause key: its name, other characters than letters,
+    digits and ``.`` as ``_`` (``"D: h.requires_grad"``: ``D_h.requires_grad``)."""
+    return re.sub(r"[^\w.]+", "_", str(name)[:40]).strip("_") or "_"
 
 
 _JUDGES = {
@@ -174,4 +190,4 @@ def judge(record: Checked) -> tuple[bool, str]:
     try:
         return _JUDGES[record.kind](record.received, record.expected, record.name, record.options)
     except Exception as error:  # noqa: BLE001 -- a received value built to break comparisons is just wrong
-        return False, f"{record.name} could not be compared ({type(error).__name__})"
+        return False, keyed(f"{record.name} could not be compared ({type(error).__name__})", "not_comparable")

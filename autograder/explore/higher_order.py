@@ -93,7 +93,8 @@ NAN_CASES = {
     "sqrt(x) at 0": (lambda x: x.sqrt(), 0.0),
     "sqrt(x * x) at 0": (lambda x: (x * x).sqrt(), 0.0),
     "torch.linalg.vector_norm(v) at 0": (lambda x: torch.linalg.vector_norm(x.expand(3)), 0.0),
-    "sqrt(sum(v * v)) at 0": (lambda x: (x.expand(3) ** 2).sum().sqrt(), 0.0),
+    "sqrt(sum(v * v)) at 0": (lambda x: (x.expand(3) * x.expand(3)).sum().sqrt(), 0.0),
+    "sqrt(sum(v ** 2)) at 0": (lambda x: (x.expand(3) ** 2).sum().sqrt(), 0.0),
     "where(x > 0, sqrt(x), 0) at 0": (lambda x: torch.where(x > 0, x.sqrt(), torch.zeros_like(x)), 0.0),
     "where(x > 0, log(x), 0) at 0": (lambda x: torch.where(x > 0, x.log(), torch.zeros_like(x)), 0.0),
     "where(x > 0, log(where(x > 0, x, 1)), 0) at 0": (

@@ -23,6 +23,9 @@ out/        files for people: autograded/ and feedback/ in nbgrader's layout (fo
 nbgrader_cli  plain nbgrader commands on the course or a copy of it
 release     exercises/ from solutions/ with nbgrader generate_assignment
 demo        a demo class of correct, blank and typical-mistake submissions
+stubs       the release's stubs: which questions a submission left unanswered
+report      the class report from the gradebook: pass rates and causes (``autograder.causes``)
+report_page the report as one offline HTML page, plots as embedded PNG
 
 A submission's path: intake (a SUBMITTED folder, what ``nbgrader collect`` left, an LMS zip) ->
 batch -> grade_one -> runner -> sandbox -> fork server; its result: verdict -> store (nbgrader's

@@ -15,12 +15,12 @@ import re
 from pathlib import Path
 
 import nbformat
-from nbgrader.preprocessors import ClearSolutions
 
 from ..lessons import COURSE_ROOT
 from .assemble import grade_id, is_answer, is_test
 from .batch import load_sources
 from .mistakes import MISTAKES
+from .stubs import release_answers
 
 __all__ = ["solution_answer", "release_answers", "build_demo_class"]
 
@@ -31,13 +31,6 @@ def solution_answer(source_cell_text: str) -> str:
     """An answer cell's text as a correct learner would submit it: the source with the
     ``### BEGIN/END SOLUTION`` marker lines removed."""
     return _MARKER.sub("", source_cell_text)
-
-
-def release_answers(source: nbformat.NotebookNode) -> dict[str, str]:
-    """``{answer grade_id: text}`` of an unanswered release: each answer cell of the nbgrader
-    ``source`` with its solution replaced by nbgrader's stub (as ``generate_assignment`` does)."""
-    cleared, _ = ClearSolutions().preprocess(copy.deepcopy(source), {"language": "python"})
-    return {grade_id(c): c.source for c in cleared.cells if is_answer(c)}
 
 
 def _submission(release: nbformat.NotebookNode, answers: dict[str, str]) -> nbformat.NotebookNode:

@@ -19,12 +19,14 @@ from pathlib import Path
 
 import nbformat
 
+from ..causes import NOT_ANSWERED, cause_of
 from . import status
 from .assemble import assemble, grade_id, is_test, questions
 from .limits import Limits
 from .references import withhold
 from .runner import run_cells
 from .sandbox import Sandbox, SandboxError
+from .stubs import release_answers, unanswered
 from .verdict import verdict
 
 __all__ = ["QuestionResult", "Result", "SolutionFails", "solution_records", "grade_notebook"]
@@ -37,12 +39,14 @@ class SolutionFails(RuntimeError):
 @dataclass
 class QuestionResult:
     """One test cell's outcome: ``score``/``points`` (float) and, when it failed, ``message``:
-    the exception's type and message, or what differed from the solution (never test source)."""
+    the exception's type and message, or what differed from the solution (never test source),
+    and ``cause``, its cause key (``autograder.causes``; "" when it passed or nothing names one)."""
 
     grade_id: str
     points: float
     score: float = 0.0
     message: str = ""
+    cause: str = ""
 
 
 @dataclass
@@ -108,6 +112,14 @@ def _run_past_stops(texts: list[str], sandbox: Sandbox, limits: Limits, retries:
     return run, stops
 
 
+def _keyed_here(message: str, records: list, solution: list) -> str:
+    """A check judged in the learner's process (its reference was not withheld) raised
+    ``message`` as text: the grader's verdict on the same records, when it says the same, carries
+    the cause key (``autograder.causes``)."""
+    judged = verdict(records, solution)
+    return judged if judged == message else message
+
+
 def grade_notebook(
     path: Path | None,
     source: nbformat.NotebookNode,
@@ -148,6 +160,7 @@ def grade_notebook(
     if stops:
         result.status = status.stopped_in({names[i]: why for i, why in stops.items()})
     by_id = {q.grade_id: q for q in result.questions}
+    blank = unanswered(graded, release_answers(source))
     for count, (cell, cell_run) in enumerate(zip(cells, run.cells), start=1):
         cell.outputs, cell.execution_count = cell_run.outputs, count if cell_run.finished else None
         if is_test(cell):
@@ -158,11 +171,12 @@ def grade_notebook(
             elif cell_run.error:
                 name, value = cell_run.error
                 if name == "CheckFailed" and value:  # reads like the grader's own verdicts
-                    q.message = value
+                    q.message = _keyed_here(value, cell_run.records, expected.get(q.grade_id, []))
                 else:
                     q.message = f"{name}: {value}" if value else name
             else:
                 q.message = verdict(cell_run.records, expected.get(q.grade_id, []))
             q.score = 0.0 if q.message else q.points
+            q.cause = NOT_ANSWERED if q.message and q.grade_id in blank else cause_of(q.message)
     result.notebook = graded
     return result

@@ -34,13 +34,15 @@ def test_table_names_the_cheaper_mode():
 
 
 def test_nan_cases_and_their_fixes():
-    """Is sqrt's gradient at 0 inf, are sqrt(x*x), sqrt(sum v^2) and the single where NaN with the
-    Node anomaly mode names, and are vector_norm, the double where and the clamp finite?"""
+    """Is sqrt's gradient at 0 inf, are sqrt(x*x), sqrt(sum v*v), sqrt(sum v**2) and the single where
+    NaN with the Node anomaly mode names (the square's Node: MulBackward0 for v * v, PowBackward0 for
+    v ** 2), and are vector_norm, the double where and the clamp finite?"""
     assert nan_facts("sqrt(x) at 0")["grad"] == float("inf")
     assert nan_facts("sqrt(x) at 0")["anomaly"] is None
     named = {
         "sqrt(x * x) at 0": "MulBackward0",
-        "sqrt(sum(v * v)) at 0": "PowBackward0",
+        "sqrt(sum(v * v)) at 0": "MulBackward0",
+        "sqrt(sum(v ** 2)) at 0": "PowBackward0",
         "where(x > 0, sqrt(x), 0) at 0": "SqrtBackward0",
         "where(x > 0, log(x), 0) at 0": "LogBackward0",
     }

@@ -23,7 +23,6 @@ from __future__ import annotations
 import copy
 import fcntl
 import os
-import re
 import shutil
 import sys
 from contextlib import contextmanager
@@ -59,9 +58,10 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import declarative_base
 from traitlets.config import Config
 
+from ...causes import with_cause_line
 from ..assemble import questions
 
-__all__ = ["StoreBusy", "Store", "Recorded", "auto_comment", "cause_of", "STATUS_TABLE"]
+__all__ = ["StoreBusy", "Store", "Recorded", "STATUS_TABLE", "sqlite_path"]
 
 STATUS_TABLE = "autograder_status"
 _Base = declarative_base()
@@ -77,23 +77,6 @@ class _Status(_Base):
 
 class StoreBusy(RuntimeError):
     """Another ``grade`` run holds the lock of this SQLite gradebook (the message says which)."""
-
-
-_CAUSE = re.compile(r"\n?\[cause: ([^\]\n]*)\]\Z")
-
-
-def auto_comment(message: str, cause: str = "") -> str | None:
-    """A failed question's autograder comment: its message, and ``[cause: <key>]`` as the last
-    line when there is a cause key; None for a question that passed with no message."""
-    if cause:
-        return f"{message}\n[cause: {cause}]" if message else f"[cause: {cause}]"
-    return message or None
-
-
-def cause_of(comment: str | None) -> str:
-    """The cause key of an autograder comment written by :func:`auto_comment` ("" when none)."""
-    found = _CAUSE.search(comment or "")
-    return found.group(1) if found else ""
 
 
 def sqlite_path(db_url: str) -> Path | None:
@@ -306,7 +289,8 @@ class Store:
                     grade.auto_score = q.score if q is not None else 0.0
                     # as nbgrader's SaveAutoGrades: a manual score stays, and is flagged for review
                     grade.needs_manual_grade = grade.manual_score is not None
-                    comment.auto_comment = auto_comment(q.message, getattr(q, "cause", "")) if q is not None else None
+                    failed = q is not None and (q.message or q.cause)
+                    comment.auto_comment = with_cause_line(q.message, q.cause) if failed else None
             for cell in [*notebook.solution_cells, *notebook.task_cells]:  # as add_submission makes them
                 made(Comment, cell, comments)
             for cell in notebook.task_cells:

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from nbgrader.api import SubmittedAssignment
 
+from ...causes import split_cause_line
 from ..names import csv_cell
-from .gradebook import Store, _final, cause_of
+from .gradebook import Store, _final
 
 __all__ = ["CSV_COLUMNS", "QUESTION_COLUMNS", "grade_rows", "question_rows", "write_csv", "number"]
 
@@ -84,7 +85,7 @@ def question_rows(store: Store) -> list[dict]:
                         score=number(g.score),
                         max_score=number(g.max_score),
                         status=statuses.get(sub.id, ""),
-                        cause=cause_of(comments.get(g.cell_id)),
+                        cause=split_cause_line(comments.get(g.cell_id))[1],
                     )
                 )
     return rows

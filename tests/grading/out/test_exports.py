@@ -38,8 +38,7 @@ def graded_store(tmp_path, source):
         def record(student, assignment, scores, when=None, cause=""):
             qs = [QuestionResult("q1_check", 2.0, scores[0], "" if scores[0] else "f() should be 1")]
             qs.append(QuestionResult("q2_check", 1.0, scores[1]))
-            if cause:
-                qs[0].cause = cause
+            qs[0].cause = cause
             store.record(Result(student, assignment, "graded", qs), f"{assignment}.ipynb", when)
 
         record("ann", "ex01", (2.0, 1.0))

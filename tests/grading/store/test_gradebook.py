@@ -9,18 +9,17 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook, MissingEntry
 
+from autograder.causes import split_cause_line
 from autograder.grading.grade_one import QuestionResult, Result
 from autograder.grading.nbgrader_cli import nbgrader
 from autograder.grading.store import gradebook as gradebook_module
 from autograder.grading.store.config import course_config
-from autograder.grading.store.gradebook import Store, StoreBusy, auto_comment, cause_of
+from autograder.grading.store.gradebook import Store, StoreBusy
 from autograder.grading.store.views import grade_rows
 
 
 def result(student, score, message="", cause="", status="graded", assignment="ex01"):
-    q = QuestionResult("q1_check", 2.0, score, message)
-    if cause:
-        q.cause = cause  # QuestionResult.cause arrives with the class report's cause keys
+    q = QuestionResult("q1_check", 2.0, score, message, cause)
     return Result(student, assignment, status, [q])
 
 
@@ -73,18 +72,17 @@ def test_a_graded_submission_is_in_nbgraders_tables(store, tmp_path):
     assert grade_rows(store)[0]["status"] == "graded"
 
 
-@pytest.mark.parametrize(
-    "message, cause, comment",
-    [
-        ("wrong", "", "wrong"),
-        ("", "", None),
-        ("x", "not_answered", "x\n[cause: not_answered]"),
-        ("", "k", "[cause: k]"),
-    ],
-)
-def test_the_cause_key_is_the_comments_last_line(message, cause, comment):
-    assert auto_comment(message, cause) == comment
-    assert cause_of(comment) == cause
+def test_the_comment_is_read_back_as_the_class_report_reads_it(store):
+    """Does each failed cell's autograder comment split back into its message and cause key with
+    `causes.split_cause_line` (what the class report reads), and a passed cell have none?"""
+    store.record(result("ann", 0.0, "f() should be 1", "accumulation.not_zeroed"), "ex01.ipynb", None)
+    store.record(result("bob", 2.0), "ex01.ipynb", None)
+    comments = {
+        sub.student_id: [c.auto_comment for nb in sub.notebooks for c in nb.comments if c.name == "q1_check"]
+        for sub in store.gb.find_assignment("ex01").submissions
+    }
+    assert split_cause_line(comments["ann"][0]) == ("f() should be 1", "accumulation.not_zeroed")
+    assert comments["bob"] == [None]
 
 
 def test_a_regrade_replaces_its_own_result_and_keeps_a_manual_grade(store, tmp_path):

@@ -14,10 +14,13 @@ from .lessons import COURSE_ROOT  # not from .grading: explain should not wait f
 
 
 def _table(rows: list[dict]) -> str:
+    from .grading.names import terminal  # a status or id is data: no control character reaches the terminal
+
     cols = ["student_id", "assignment_id", "score", "max_score", "status", "failed"]
-    widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
+    rows = [{c: terminal(str(r[c])) for c in cols} for r in rows]
+    widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in cols}
     lines = ["  ".join(f"{c:<{widths[c]}}" for c in cols)]
-    lines += ["  ".join(f"{r[c]!s:<{widths[c]}}" for c in cols) for r in rows]
+    lines += ["  ".join(f"{r[c]:<{widths[c]}}" for c in cols) for r in rows]
     return "\n".join(line.rstrip() for line in lines)
 
 

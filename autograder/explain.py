@@ -23,7 +23,9 @@ import traceback
 import warnings
 from dataclasses import dataclass, field
 
+from .explain_context import context
 from .explain_kinds import KINDS, MODIFIED_INPLACE, UNKNOWN, Kind, modified_inplace_message
+from .explain_refine import refine
 from .lessons import COURSE_ROOT, lesson
 
 __all__ = ["Explanation", "explain", "KINDS", "MODIFIED_INPLACE", "modified_inplace_message"]
@@ -39,7 +41,8 @@ _HEADLINE = {
 }
 
 
-_PATTERNS = {kind: re.compile(k.pattern, re.IGNORECASE) for kind, k in KINDS.items()}
+# Kinds without a pattern are causes that explain_refine tells apart from a matched kind's message.
+_PATTERNS = {kind: re.compile(k.pattern, re.IGNORECASE) for kind, k in KINDS.items() if k.pattern}
 
 
 def _values(kind: str, d: dict, text: str) -> dict:
@@ -236,25 +239,38 @@ def _message(error) -> str:
     return "\n".join(texts) if texts else "" if error is None else str(error)
 
 
-def explain(error) -> Explanation:
+def explain(error, stack=None) -> Explanation:
     """Explain ``error``: an exception, a warning, a ``warnings.WarningMessage`` or a message text.
+    ``stack`` (a frame, optional) is where a warning is being shown from: its callers are read as an
+    exception's traceback would be.
 
     In a pasted traceback the last recognised message wins (chained errors end with the real one).
-    Returns kind ``unknown`` for anything else, including ``None``; never raises.
+    Where a message has several causes, the traceback (which call raised, the learner's code around
+    it) tells them apart (:mod:`autograder.explain_refine`). Returns kind ``unknown`` for anything
+    else, including ``None``; never raises.
     """
     try:
         text = _message(error)
-        found = [(m.start(), -i, kind, m) for i, (kind, p) in enumerate(_PATTERNS.items()) for m in p.finditer(text)]
-        if not found:
-            return _explanation("unknown", UNKNOWN, {}, {}, text)
-        _, _, kind, match = max(found, key=lambda f: f[:2])
-        details = {k: v for k, v in match.groupdict().items() if v is not None}
+        where = context(stack if stack is not None else error)
+        found = [
+            (m.start(), -i, kind, m)
+            for i, (kind, p) in enumerate(_PATTERNS.items())
+            if not KINDS[kind].where or where.called(KINDS[kind].where)
+            for m in p.finditer(text)
+        ]
+        kind, details = "unknown", {}
+        if found:
+            _, _, kind, match = max(found, key=lambda f: f[:2])
+            details = {k: v for k, v in match.groupdict().items() if v is not None}
         for key in ("op", "function"):  # SigmoidBackward0 -> Sigmoid, TwoBackward -> Two
             if key in details:
                 details[key] = re.sub(r"Backward\d*$", "", details[key]) or details[key]
         details.update({flag: True for flag in ("view", "base", "saved") if flag in details})
         if kind == "inference_tensor" and "saved" not in details and _on_grad(error, text):
             details["inference_grad"] = True
+        kind, details = refine(kind, details, text, where, error)
+        if kind == "unknown":
+            return _explanation("unknown", UNKNOWN, {}, {}, text)
         return _explanation(kind, KINDS[kind], details, _values(kind, details, text), text)
     except Exception:  # noqa: BLE001 -- the explainer must never add an error of its own
         return _explanation("unknown", UNKNOWN, {}, {}, "")

@@ -2,8 +2,9 @@
 
 Loading installs two hooks, and ``%unload_ext autograder`` puts back what was there before:
 
-* a custom exception handler for ``RuntimeError``, ``ValueError`` and ``NameError``
-  (``InteractiveShell.set_custom_exc``) that first
+* a custom exception handler for every exception type a known kind comes as
+  (``explain_kinds.EXCEPTION_TYPES``: RuntimeError, TypeError, ValueError, AssertionError,
+  NotImplementedError, NameError, ...; ``InteractiveShell.set_custom_exc``) that first
   shows the usual traceback (``showtraceback``), then the explanation when ``explain`` knows it;
 * a wrapper around ``warnings.showwarning`` that shows the warning as before, then its explanation.
 
@@ -15,10 +16,12 @@ is a display output (HTML, with a text version) placed after the error or warnin
 
 from __future__ import annotations
 
+import builtins
 import sys
 import warnings
 
 from .explain import explain
+from .explain_kinds import EXCEPTION_TYPES
 
 __all__ = ["load_ipython_extension", "unload_ipython_extension"]
 
@@ -28,6 +31,8 @@ _state: dict = {"on": False}  # "on"; what loading replaced: "custom_exc", "show
 def _show_error(shell, etype, value, tb, tb_offset=None):
     """IPython's custom exception handler: the usual traceback, then the explanation."""
     shell.showtraceback((etype, value, tb), tb_offset=tb_offset, running_compiled_code=True)
+    if hasattr(value, "_render_traceback_"):  # a check's CheckFailed (an AssertionError) says it all
+        return
     explanation = explain(value)
     if _state["on"] and explanation.kind != "unknown":
         _display(explanation)
@@ -56,7 +61,7 @@ def _display(explanation) -> None:
 def _showwarning(message, category, filename, lineno, file=None, line=None):
     """``warnings.showwarning`` as before, then the explanation (same file; stderr by default)."""
     _state["showwarning"](message, category, filename, lineno, file, line)
-    explanation = explain(message)
+    explanation = explain(message, sys._getframe(1))  # the caller's code tells causes apart
     target = file if file is not None else sys.stderr
     if _state["on"] and explanation.kind != "unknown" and target is not None:
         try:
@@ -73,11 +78,11 @@ def load_ipython_extension(ip) -> None:
     if _state["on"]:
         return
     _state.update(on=True, custom_exc=(ip.custom_exceptions, ip.CustomTB), showwarning=warnings.showwarning)
-    # Autograd's errors are RuntimeErrors; a few of PyTorch's (DDP outside a process group,
-    # GradScaler on float16 parameters) are ValueErrors; a NameError is a cell run too early. Not
-    # (Exception,): IPython would then also route syntax errors of a cell through the handler, and
-    # show them with its own frames.
-    ip.set_custom_exc((RuntimeError, ValueError, NameError), _show_error)
+    # The types PyTorch raises its messages as (most are RuntimeErrors; DDP outside a process group
+    # and GradScaler on float16 parameters are ValueErrors, GradScaler's order AssertionErrors, a
+    # custom Function's signature TypeErrors). Not (Exception,): IPython would then also route
+    # syntax errors of a cell through the handler, and show them with its own frames.
+    ip.set_custom_exc(tuple(getattr(builtins, name) for name in EXCEPTION_TYPES), _show_error)
     warnings.showwarning = _showwarning
 
 

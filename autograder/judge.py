@@ -3,6 +3,7 @@ class grader use (NOTE 1 in ``autograder/check.py``), by kind of record."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 
@@ -158,6 +159,8 @@ def _judge_predictions(received, expected, name: str, options: dict) -> tuple[bo
 def _judge_at_most(received, expected, name: str, options: dict) -> tuple[bool, str]:
     if isinstance(received, bool) or not isinstance(received, (int, float)):
         return False, f"{name} should be a number, got {type(received).__name__}"
+    if not math.isfinite(received):  # -inf is below every bound: a forged or broken figure passes nothing
+        return False, f"{name} should be a finite number, got {received!r}"
     if received <= expected:
         return True, f"OK {name}"
     shown = f": {received:g}, more than {expected:g}" if options.get("show_values", True) else ""

@@ -971,9 +971,24 @@ SHELL_SCRIPT = textwrap.dedent("""
     run("before", [("error", ERROR), ("syntax", "x = (1,")])
     ip.run_line_magic("load_ext", "autograder")
     VALUE_ERROR = "torch.distributed.barrier()"  # outside a process group: a ValueError
+    # a forward hook that returns a handle (TypeError); update() before any step() (AssertionError)
+    TYPE_ERROR = ("m = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Tanh())\\n"
+                  "m[0].register_forward_hook(lambda mod, a, o: o.register_hook(print))\\nm(torch.ones(1, 2))")
+    ASSERTION = ("s = torch.amp.GradScaler('cpu')\\n"
+                 "s.scale(torch.ones(1, requires_grad=True).sum()).backward()\\ns.update()")
+    SKIPPED_STEP = ("net = torch.nn.Linear(2, 1)\\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\\n"
+                    "sched = torch.optim.lr_scheduler.StepLR(opt, 1)\\n"
+                    "scaler = torch.amp.GradScaler('cpu', init_scale=1e38)\\n"
+                    "scaler.scale(net(torch.full((1, 2), 10.0)).sum()).backward()\\n"
+                    "scaler.step(opt)\\nscaler.update()\\nsched.step()")
+    # a check's own failure (an AssertionError) quoting an autograd message: the check explains itself
+    CHECK_FAILED = ("from autograder.check import CheckFailed\\n"
+                    "raise CheckFailed('element 0 of tensors does not require grad and does not have a grad_fn')")
     run("loaded", [("error", ERROR), ("other", "1 / 0"), ("warning", WARNING),
                    ("syntax", "x = (1,"), ("value error", VALUE_ERROR), ("other value error", "int('x')"),
-                   ("name error", "count_casts(1)")])
+                   ("name error", "count_casts(1)"), ("type error", TYPE_ERROR), ("assertion", ASSERTION),
+                   ("other type error", "len(1)"), ("skipped step", SKIPPED_STEP),
+                   ("check failed", CHECK_FAILED)])
     ip.run_line_magic("unload_ext", "autograder")
     run("unloaded", [("error", ERROR), ("warning", WARNING)])
     print("=== restored"); print(ip.custom_exceptions, warnings.showwarning.__module__)
@@ -1003,6 +1018,13 @@ def test_ipython_extension_adds_explanations_after_tracebacks_and_warnings():
     assert "ValueError" in value_error and "(ddp_no_process_group)" in value_error
     assert "ValueError" in out["loaded other value error"] and explains not in out["loaded other value error"]
     assert "NameError" in out["loaded name error"] and "(name_not_defined)" in out["loaded name error"]
+    type_error, assertion = out["loaded type error"], out["loaded assertion"]  # not only RuntimeErrors
+    assert "TypeError" in type_error and "(forward_hook_returned_value)" in type_error
+    assert "AssertionError" in assertion and "(scaler_update_before_step)" in assertion
+    assert "TypeError" in out["loaded other type error"] and explains not in out["loaded other type error"]
+    assert "CheckFailed" in out["loaded check failed"] and explains not in out["loaded check failed"]
+    # a warning is told apart by the cell that warned: the scheduler after a step GradScaler skipped
+    assert "(scaler_skipped_step)" in err["loaded skipped step"]
     warning = err["loaded warning"]
     assert warning.index("UserWarning") < warning.index(explains) and "(nonleaf_grad)" in warning
     assert "RuntimeError" in out["unloaded error"] and explains not in out["unloaded error"]
@@ -1123,10 +1145,11 @@ def test_anomaly_nan_names_the_node_and_the_where_fix():
 
 
 def test_second_derivative_without_create_graph_is_not_built_and_says_create_graph():
-    """Is differentiating a gradient computed without create_graph the not_built kind, whose fix
-    says to pass create_graph=True?"""
+    """Is differentiating a gradient computed without create_graph (the code differentiates twice and
+    passes no create_graph) a graph not built, whose fix says to pass create_graph=True?"""
     e = explain(raised(_second_derivative_without_create_graph))
-    assert e.kind == "not_built" and "create_graph=True" in e.fix and "create_graph=True" in e.cause
+    assert (e.kind, e.family) == ("second_derivative_no_create_graph", "not built")
+    assert "create_graph=True" in e.fix and "create_graph=True" in e.cause
 
 
 def test_func_grad_not_scalar_gives_the_dimensions():
@@ -1376,3 +1399,693 @@ def test_a_name_not_defined_says_which_cell_to_run():
     assert "count_casts is not defined" in e.cause and "Run the cell that defines count_casts" in e.fix
     where, anchor = e.lesson.split("#")
     assert where == "notebooks/00_start.ipynb" and "check-an-answer" in anchor.lower()
+
+
+# ---------------------------------------------------------------- chapters 9-14: the errors learners meet
+# Collected from the lessons' pitfalls, the exercises' typical mistakes and the messages most reported
+# on PyTorch's tracker and forums for each topic. Each program raises (or warns) live; where one
+# message has several causes, one program per cause, each with what tells it apart.
+def _function(backward, forward=None, setup_context=None):
+    """An autograd.Function ``F`` with these staticmethods (forward(ctx, x): x * 2 by default)."""
+    body = {"forward": staticmethod(forward or (lambda ctx, x: x * 2)), "backward": staticmethod(backward)}
+    if setup_context:
+        body["setup_context"] = staticmethod(setup_context)
+    return type("F", (torch.autograd.Function,), body)
+
+
+def _saves_a_number():
+    class Scale(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            ctx.save_for_backward(x, k)
+            return x * k
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, None
+
+    Scale.apply(_leaf(), 2)
+
+
+def _function_instantiated():
+    _function(lambda ctx, g: g * 2)()(_leaf())
+
+
+def _function_without_backward():
+    F = type("F", (torch.autograd.Function,), {"forward": staticmethod(lambda ctx, x: x * 2)})
+    F.apply(_leaf()).sum().backward()
+
+
+def _function_under_forward_mode():
+    import torch.autograd.forward_ad as fwAD
+
+    with fwAD.dual_level():
+        _function(lambda ctx, g: g * 2).apply(fwAD.make_dual(torch.ones(2), torch.ones(2)))
+
+
+def _forward_with_ctx_and_setup_context():
+    _function(lambda ctx, g: g * 2, setup_context=lambda ctx, inputs, output: None).apply(_leaf())
+
+
+def _two_outputs_one_gradient():
+    class Pair(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    a, b = Pair.apply(_leaf())
+    (a + b).sum().backward()
+
+
+class _SquareMissingTwo(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**2
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * x  # should be 2 * g * x
+
+
+def _gradcheck_wrong_backward():
+    torch.autograd.gradcheck(_SquareMissingTwo.apply, (torch.randn(3, dtype=torch.float64, requires_grad=True),))
+
+
+class _Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**2
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 2 * g * x
+
+
+def _gradcheck_in_float32():
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.autograd.gradcheck(_Square.apply, (torch.randn(3, requires_grad=True),), eps=1e-6)
+
+
+class _SquareDetached(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**2
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 2 * g * x.detach()  # correct once, not differentiable again
+
+
+def _gradgradcheck_detached_backward():
+    torch.autograd.gradgradcheck(_SquareDetached.apply, (torch.randn(3, dtype=torch.float64, requires_grad=True),))
+
+
+def _gradcheck_warns_on_float32():
+    try:
+        torch.autograd.gradcheck(_Square.apply, (torch.randn(3, requires_grad=True),))
+    except RuntimeError:
+        pass
+
+
+def _post_accumulate_hook_clamps():
+    w = _leaf()
+    w.register_post_accumulate_grad_hook(lambda p: p.grad.clamp_(-1, 1))
+    (w * 2).sum().backward()
+
+
+def _forward_hook_returns_a_handle():
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh())
+    model[0].register_forward_hook(lambda m, args, out: out.register_hook(print))
+    model(torch.randn(2, 4))
+
+
+def _forward_hook_without_args():
+    layer = nn.Linear(2, 2)
+    layer.register_forward_hook(lambda module, output: None)
+    layer(torch.ones(1, 2))
+
+
+def _backward_hook_without_grad_input():
+    layer = nn.Linear(2, 2)
+    layer.register_full_backward_hook(lambda module, grad_output: None)
+    layer(torch.ones(1, 2)).sum().backward()
+
+
+def _backward_hook_returns_two():
+    layer = nn.Linear(2, 2)
+    layer.register_full_backward_hook(lambda m, grad_input, grad_output: (grad_input[0], grad_input[0]))
+    layer(torch.ones(1, 2, requires_grad=True)).sum().backward()
+
+
+def _backward_pre_hook_returns_two():
+    layer = nn.Linear(2, 2)
+    layer.register_full_backward_pre_hook(lambda m, grad_output: (grad_output[0], grad_output[0]))
+    layer(torch.ones(1, 2, requires_grad=True)).sum().backward()
+
+
+def _backward_hook_returns_a_bare_tensor():
+    layer = nn.Linear(2, 2)
+    layer.register_full_backward_hook(lambda m, grad_input, grad_output: grad_input[0] * 2)
+    layer(torch.ones(1, 2, requires_grad=True)).sum().backward()
+
+
+def test_module_backward_hooks_returning_the_wrong_thing():
+    """A backward pre-hook returning two gradients for one output names grad_output; a full backward
+    hook returning a bare tensor (TransformerLens#1160) is the module hook's, not a tensor hook's."""
+    pre = explain(raised(_backward_pre_hook_returns_two))
+    assert pre.kind == "backward_hook_count" and "pre-hook returned 2" in pre.cause and "grad_output" in pre.cause
+    bare = explain(raised(_backward_hook_returns_a_bare_tensor))
+    assert bare.kind == "module_hook_changed_grad" and "(grad_input[0] * 2,)" in bare.fix
+    assert explain(raised(_hook_returns_the_norm)).kind == "hook_changed_grad"  # a tensor hook: its own kind
+
+
+def _unpack_returns_a_key():
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: 1):
+        y = (_leaf() * 2).sin()
+    y.sum().backward()
+
+
+def _unpack_hook_keeps_bfloat16():
+    x, w = torch.ones(2, 3, requires_grad=True), torch.ones(3, 3, requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t.to(torch.bfloat16), lambda t: t):
+        y = (x @ w).sum()
+    y.backward()  # no autocast anywhere: the unpack hook returned bfloat16
+
+
+def _unpack_hook_loses_the_key():
+    store = {}
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: len(store), lambda key: store[key]):
+        y = (_leaf() * 2).sin()
+    y.sum().backward()
+
+
+class _MatmulFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x, w)
+        return x @ w
+
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        return g @ w.t(), x.t() @ g
+
+
+def _function_backward_under_autocast():
+    x, w = torch.ones(2, 3, requires_grad=True), torch.ones(3, 3, requires_grad=True)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        y = _MatmulFunction.apply(nn.Linear(3, 3)(x), w)
+    y.float().sum().backward()
+
+
+def _float64_data_meets_float32_layer():
+    import numpy as np
+
+    nn.Linear(3, 1)(torch.from_numpy(np.ones((2, 3))))
+
+
+def _step_without_scale():
+    net = nn.Linear(2, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    net(torch.ones(1, 2)).sum().backward()
+    scaler.step(opt)
+
+
+def _scaler_steps_another_model():
+    net, other = nn.Linear(2, 1), nn.Linear(2, 1)
+    opt = torch.optim.SGD(other.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    scaler.scale(net(torch.ones(1, 2)).sum()).backward()
+    scaler.step(opt)
+
+
+def _scaler_update_then_step():
+    net = nn.Linear(2, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    scaler.scale(net(torch.ones(1, 2)).sum()).backward()
+    scaler.update()
+    scaler.step(opt)
+
+
+def _scaler_unscale_update_step():
+    net = nn.Linear(2, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    for _ in range(2):
+        scaler.scale(net(torch.ones(1, 2)).sum()).backward()
+        scaler.unscale_(opt)
+        scaler.update()
+        scaler.step(opt)
+
+
+def _mask_filled_with_minus_1e9():
+    with torch.autocast("cpu", dtype=torch.float16):
+        scores = torch.ones(2, 2) @ torch.ones(2, 2)
+    scores.masked_fill_(torch.ones(2, 2, dtype=torch.bool), -1e9)
+
+
+def _cuda_amp_old_names():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # no GPU here: GradScaler disables itself
+        warnings.simplefilter("always", FutureWarning)
+        torch.cuda.amp.GradScaler()
+
+
+def _cpu_autocast_in_float64():
+    with torch.autocast("cpu", dtype=torch.float64):
+        pass
+
+
+def _scheduler_before_optimizer():
+    opt = torch.optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1)
+    torch.optim.lr_scheduler.StepLR(opt, 1).step()
+
+
+def _grad_under_save_on_cpu():
+    with torch.autograd.graph.save_on_cpu():
+        torch.func.grad(lambda x: x.sin().sum())(torch.ones(2))
+
+
+def _vmap_over_dropout():
+    torch.func.vmap(nn.Dropout(0.5))(torch.ones(3, 4))
+
+
+def _grad_mutates_a_global():
+    total = torch.zeros(3)
+
+    def loss(x):
+        total.add_(x)
+        return (x * total).sum()
+
+    torch.func.grad(loss)(torch.ones(3))
+
+
+def _grad_over_batch_norm_in_training():
+    model = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))
+    params = dict(model.named_parameters())
+    torch.func.grad(lambda p, x: torch.func.functional_call(model, p, (x,)).sum())(params, torch.randn(8, 4))
+
+
+def _vmap_maps_the_parameters_too():
+    torch.func.vmap(lambda w, x: (w * x).sum())(torch.ones(3, 2), torch.ones(4, 2))
+
+
+def _vmap_in_dims_too_short():
+    torch.func.vmap(lambda w, x: (w * x).sum(), in_dims=(0,))(torch.ones(3, 2), torch.ones(3, 2))
+
+
+def _grad_wrt_an_unused_parameter():
+    x, unused = _leaf(), _leaf()
+    torch.autograd.grad((x * 2).sum(), [x, unused])
+
+
+def _grad_of_a_pair():
+    torch.func.grad(lambda x: (x.sum(), x))(torch.ones(2))
+
+
+def _numpy_of_a_parameter():
+    nn.Linear(2, 2).weight.numpy()
+
+
+def _numpy_inside_grad():
+    torch.func.grad(lambda x: torch.tensor(x.numpy()).sum())(torch.ones(2))
+
+
+def _logging_hook(x):
+    y = x.sin()
+    y.register_hook(lambda g: _LOG.append(g.norm()))
+    return y.cos()
+
+
+_LOG = []
+
+
+def _backward_inside(x):
+    loss = x.sin().sum()
+    loss.backward()
+    return loss
+
+
+def _inductor_without_a_compiler():
+    import torch._inductor.config as inductor_config
+
+    torch._dynamo.reset()
+    old, inductor_config.cpp.cxx = inductor_config.cpp.cxx, ("no-such-compiler",)
+    try:
+        torch.compile(lambda x: x.sin() + 1, backend="inductor")(torch.ones(3))
+    finally:
+        inductor_config.cpp.cxx = old
+        torch._dynamo.reset()
+
+
+def _port_taken():
+    import socket
+    from datetime import timedelta
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        torch.distributed.TCPStore("127.0.0.1", s.getsockname()[1], 1, is_master=True, timeout=timedelta(seconds=5))
+
+
+def _ddp_rank(rank, world_size, case):
+    from torch.nn.parallel import DistributedDataParallel
+
+    if case == "frozen":
+        DistributedDataParallel(nn.Linear(2, 2).requires_grad_(False))
+    elif case == "mismatch":
+        DistributedDataParallel(nn.Linear(2, 2 + rank))
+    elif case == "static":
+
+        class Branchy(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a, self.b = nn.Linear(2, 2), nn.Linear(2, 2)
+
+            def forward(self, x, i):
+                return self.a(x) if i % 2 else self.b(self.a(x))
+
+        ddp = DistributedDataParallel(Branchy(), static_graph=True)
+        for i in range(4):
+            ddp(torch.ones(1, 2), i).sum().backward()
+
+
+def _ddp_case(case):
+    from autograder.ranks import run_ranks
+
+    return lambda: run_ranks(_ddp_rank, 2, case)
+
+
+def _setup_cell_skipped():
+    return error_of  # noqa: F821 -- a name the lessons' set-up cells define, never run here
+
+
+class _CastSeparately(torch.autograd.Function):
+    @staticmethod
+    @torch.amp.custom_fwd(device_type="cpu")
+    def forward(x):
+        return x * 2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    @torch.amp.custom_bwd(device_type="cpu")
+    def backward(ctx, g):
+        return g * 2
+
+
+def _custom_fwd_with_setup_context():
+    _CastSeparately.apply(_leaf()).sum().backward()
+
+
+def _vmap_over_batch_norm_in_training():
+    torch.func.vmap(nn.BatchNorm1d(4))(torch.randn(3, 8, 4))
+
+
+def _vmap_copies_into_a_fresh_tensor():
+    def fill(y):
+        out = torch.zeros(5)
+        out.copy_(y)
+        return out
+
+    torch.func.vmap(fill)(torch.randn(3, 5))
+
+
+CHAPTERS_9_14 = {
+    "custom_fwd_setup_context": _custom_fwd_with_setup_context,
+    "vmap_batch_norm": _vmap_over_batch_norm_in_training,
+    "custom_function_save_non_tensor": _saves_a_number,
+    "custom_function_legacy": _function_instantiated,
+    "custom_function_no_backward": _function_without_backward,
+    "custom_function_no_jvp": _function_under_forward_mode,
+    "custom_function_setup_context_signature": _forward_with_ctx_and_setup_context,
+    "custom_function_backward_arity": _two_outputs_one_gradient,
+    "gradcheck_mismatch": _gradcheck_wrong_backward,
+    "gradcheck_float32": _gradcheck_in_float32,
+    "gradcheck_not_double": _gradcheck_warns_on_float32,
+    "gradgradcheck_mismatch": _gradgradcheck_detached_backward,
+    "post_accumulate_returned": _post_accumulate_hook_clamps,
+    "forward_hook_returned_value": _forward_hook_returns_a_handle,
+    "hook_signature": _forward_hook_without_args,
+    "backward_hook_count": _backward_hook_returns_two,
+    "unpack_hook_not_tensor": _unpack_returns_a_key,
+    "module_hook_changed_grad": _backward_hook_returns_a_bare_tensor,
+    "unpack_hook_backward": _unpack_hook_keeps_bfloat16,
+    "custom_function_autocast": _function_backward_under_autocast,
+    "dtype_mismatch": _float64_data_meets_float32_layer,
+    "scaler_not_scaled": _step_without_scale,
+    "scaler_no_inf_checks": _scaler_steps_another_model,
+    "scaler_update_before_step": _scaler_update_then_step,
+    "half_overflow": _mask_filled_with_minus_1e9,
+    "amp_deprecated_api": _cuda_amp_old_names,
+    "cpu_autocast_dtype": _cpu_autocast_in_float64,
+    "lr_scheduler_order": _scheduler_before_optimizer,
+    "func_saved_tensor_hooks": _grad_under_save_on_cpu,
+    "vmap_randomness": _vmap_over_dropout,
+    "func_captured_mutation": _grad_mutates_a_global,
+    "func_buffer_mutation": _grad_over_batch_norm_in_training,
+    "vmap_mapped_sizes": _vmap_maps_the_parameters_too,
+    "vmap_in_dims": _vmap_in_dims_too_short,
+    "grad_unused_input": _grad_wrt_an_unused_parameter,
+    "func_output_type": _grad_of_a_pair,
+    "numpy_requires_grad": _numpy_of_a_parameter,
+    "func_numpy": _numpy_inside_grad,
+    "compile_hook_side_effect": _compiled(_logging_hook),
+    "compile_autograd_call": _compiled(_backward_inside),
+    "compile_no_cxx": _inductor_without_a_compiler,
+    "ddp_static_graph_changed": _ddp_case("static"),
+    "ddp_model_mismatch": _ddp_case("mismatch"),
+    "ddp_no_trainable_parameters": _ddp_case("frozen"),
+    "dist_address_in_use": _port_taken,
+    "setup_not_run": _setup_cell_skipped,
+}
+WARNING_KINDS.update({"gradcheck_not_double", "amp_deprecated_api", "cpu_autocast_dtype", "lr_scheduler_order"})
+FAMILY.update({kind: "notebook" if kind == "setup_not_run" else "usage" for kind in CHAPTERS_9_14})
+TINY.update(CHAPTERS_9_14)
+
+
+def _second_derivative_forgotten():
+    x = torch.tensor(2.0, requires_grad=True)
+    (dy,) = torch.autograd.grad(x**3, x)
+    torch.autograd.grad(dy, x)
+
+
+def _second_derivative_of_a_linear_function():
+    x = _leaf()
+    (g,) = torch.autograd.grad((3 * x).sum(), x, create_graph=True)
+    torch.autograd.grad(g.sum(), x)
+
+
+class _GradInsideBackward(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.sin()
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        y = x.sin()
+        (d,) = torch.autograd.grad(y.sum(), x)  # backward runs in no_grad mode: y has no graph
+        return g * d
+
+
+def _autograd_grad_inside_a_function_backward():
+    _GradInsideBackward.apply(_leaf()).sum().backward()
+
+
+def _autograd_grad_of_a_vector():
+    x = _leaf()
+    torch.autograd.grad(x * 2, x)
+
+
+def _scaler_skips_and_the_scheduler_warns():
+    net = nn.Linear(2, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(opt, 1)
+    scaler = torch.amp.GradScaler("cpu", init_scale=1e38)  # the first scaled gradients overflow
+    scaler.scale(net(torch.full((1, 2), 10.0)).sum()).backward()
+    scaler.step(opt)  # skipped: inf in the gradients
+    scaler.update()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # as `python -W error` does: the warning raised where it is given
+        scheduler.step()
+
+
+def _checkpointed_counter(x):
+    def block(t):
+        _LOG.append(1)
+        return t.sin()
+
+    return checkpoint(block, x, use_reentrant=False).cos()
+
+
+CAUSES = {
+    "second_derivative_no_create_graph": _second_derivative_forgotten,
+    "second_derivative_constant": _second_derivative_of_a_linear_function,
+    "function_backward_no_grad": _autograd_grad_inside_a_function_backward,
+    "grad_outputs_missing": _autograd_grad_of_a_vector,
+    "compile_checkpoint_side_effect": _compiled(_checkpointed_counter),
+    "scaler_skipped_step": _scaler_skips_and_the_scheduler_warns,
+}
+FAMILY.update({kind: "not built" if kind.startswith(("second", "function_backward")) else "usage" for kind in CAUSES})
+TINY.update(CAUSES)
+
+
+def test_scaler_order_names_the_order_the_code_used():
+    """Does each GradScaler order mistake name the calls in the order the code makes them: update()
+    before step(), update() missing, unscale_ twice?"""
+    before = explain(raised(_scaler_unscale_update_step))
+    assert before.kind == "scaler_call_order"
+    assert "update() before step() (scale, unscale_, update, step)" in before.cause
+    missing = explain(raised(lambda: _scaler_step(steps=2)))
+    assert "never calls scaler.update() (scale, unscale_" in missing.cause
+    twice = explain(raised(lambda: _scaler_step(unscale_twice=True)))
+    assert "unscale_ ran twice" in twice.cause and "update() was forgotten" not in twice.cause
+    update_first = explain(raised(_scaler_update_then_step))
+    assert "in this order: scale, update, step" in update_first.cause
+
+
+def test_vmap_inplace_covers_every_inplace_op():
+    """Is a copy_ into an unbatched tensor under vmap (functorch#105's message) vmap_inplace too?"""
+    assert explain(raised(_vmap_copies_into_a_fresh_tensor)).kind == "vmap_inplace"
+
+
+def test_hook_signature_says_which_hook():
+    """Is a forward hook without ``args`` told apart from a full backward hook without grad_input (the
+    same TypeError), and is a module's forward called with a wrong argument count not a hook's?"""
+    forward = explain(raised(_forward_hook_without_args))
+    assert "A forward hook (register_forward_hook)" in forward.cause and "hook(module, args, output)" in forward.fix
+    backward = explain(raised(_backward_hook_without_grad_input))
+    assert backward.kind == "hook_signature" and "hook(module, grad_input, grad_output)" in backward.fix
+    assert explain(raised(lambda: nn.Linear(2, 2)(torch.ones(1, 2), 3))).kind == "unknown"
+
+    class CallsAHelper(nn.Module):
+        def forward(self, x):
+            return self.helper(x, 2)
+
+        def helper(self, x):
+            return x
+
+    assert explain(raised(lambda: CallsAHelper()(torch.ones(1)))).kind == "unknown"  # inside forward, not a hook
+
+
+def test_errors_in_backward_under_saved_tensor_hooks_point_at_the_unpack_hook():
+    """Are a dtype mismatch that the learner's own unpack hook caused (no autocast anywhere) and a
+    KeyError raised inside an unpack hook explained as the unpack hook's, not autocast's?"""
+    dtype = explain(raised(_unpack_hook_keeps_bfloat16))
+    assert dtype.kind == "unpack_hook_backward" and "autocast" not in dtype.cause and "dtype mismatch" in dtype.cause
+    key = explain(raised(_unpack_hook_loses_the_key))
+    assert key.kind == "unpack_hook_backward" and "KeyError" in key.cause
+
+
+def _forward_under_bfloat16_hooks():
+    x, w = torch.ones(2, 3, requires_grad=True), torch.ones(3, 3, requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t.to(torch.bfloat16), lambda t: t):
+        return (x @ w).sum()
+
+
+def _backward_in_another_cell():
+    loss = _forward_under_bfloat16_hooks()  # a cell above entered the hooks; this one only backwards
+    loss.backward()
+
+
+def _unpack(key):
+    return {}[key]
+
+
+def _backward_with_an_unpack_hook_from_another_cell():
+    with torch.autograd.graph.saved_tensors_hooks(id, _unpack):
+        loss = (_leaf() * 2).sin().sum()
+    return loss
+
+
+def test_unpack_hook_errors_are_found_when_the_hooks_were_entered_elsewhere():
+    """A dtype mismatch in backward (no custom Function) and an error raised inside an unpack hook
+    point at the unpack hook when the code that raised does not show the hooks (another cell), in a
+    live traceback and in a pasted one."""
+    assert explain(raised(_backward_in_another_cell)).kind == "unpack_hook_backward"
+    loss = _backward_with_an_unpack_hook_from_another_cell()
+    error = raised(loss.backward)
+    assert explain(error).kind == "unpack_hook_backward"
+    assert explain("".join(traceback.format_exception(error))).kind == "unpack_hook_backward"
+
+
+def test_dtype_mismatch_causes_are_told_apart():
+    """One message, three causes: a 16-bit autocast result after the region, a custom Function's
+    backward under autocast (custom_fwd/custom_bwd), float64 data (no 16-bit tensor)."""
+    assert explain(raised(_bfloat16_result_meets_float32_layer)).kind == "autocast_dtype_mismatch"
+    function = explain(raised(_function_backward_under_autocast))
+    assert function.kind == "custom_function_autocast" and "custom_bwd" in function.fix
+    pasted = "".join(traceback.format_exception(raised(_function_backward_under_autocast)))
+    assert explain(pasted).kind == "custom_function_autocast"  # a pasted traceback shows the frame too
+    data = explain(raised(_float64_data_meets_float32_layer))
+    assert data.kind == "dtype_mismatch" and "Double and Float" in data.cause
+
+
+def test_not_built_causes_are_told_apart():
+    """The not-built message: no graph at all, a second derivative without create_graph, with
+    create_graph but a constant first gradient, inside a custom Function's backward."""
+    kinds = [
+        explain(raised(p)).kind
+        for p in (
+            lambda: torch.tensor([1.0, 2.0]).sum().backward(),
+            _second_derivative_forgotten,
+            _second_derivative_of_a_linear_function,
+            _autograd_grad_inside_a_function_backward,
+        )
+    ]
+    assert kinds == ["not_built", "second_derivative_no_create_graph", "second_derivative_constant",
+                     "function_backward_no_grad"]  # fmt: skip
+    assert "not_built" == explain(str(raised(_second_derivative_forgotten))).kind  # a bare message: one of these
+
+
+def test_non_scalar_output_names_the_call():
+    """backward() on a vector is told to reduce or pass gradient=; autograd.grad is told grad_outputs."""
+    assert "gradient=" in explain(raised(lambda: (_leaf() * 2).backward())).fix
+    assert "grad_outputs=" in explain(raised(_autograd_grad_of_a_vector)).fix
+
+
+def test_compile_retain_grad_explanation_says_side_effecting_hooks_break_the_graph():
+    """Does compile_retain_grad no longer claim that any hook inside a compiled function works, and is a
+    logging hook under fullgraph=True the graph break it describes?"""
+    fix = " ".join(KINDS["compile_retain_grad"].fix.split())
+    assert "HOP: Unsafe side effect" in fix and "is traced and works" not in fix
+    assert explain(raised(_compiled(_logging_hook))).kind == "compile_hook_side_effect"
+
+
+def test_a_name_from_the_set_up_cell_says_run_the_set_up_cell():
+    """A NameError for torch (a notebook opened and a cell run without its set-up cell) says to run
+    the set-up cell first; a learner's own name still says which cell defines it."""
+    e = explain(NameError("name 'torch' is not defined"))
+    assert (e.kind, e.family) == ("setup_not_run", "notebook") and "Run the set-up cell first" in e.fix
+    assert explain(NameError("name 'my_answer' is not defined")).kind == "name_not_defined"
+
+
+def test_every_kind_comes_as_a_type_the_extension_explains():
+    """Is each live error's type one that the notebook extension routes to the explainer?"""
+    import builtins
+
+    from autograder.explain_kinds import EXCEPTION_TYPES
+
+    routed = tuple(getattr(builtins, name) for name in EXCEPTION_TYPES)
+    for kind, program in TINY.items():
+        if kind not in WARNING_KINDS and kind != "unknown":
+            error = raised(program)
+            assert isinstance(error, routed) or isinstance(error, Warning), (kind, type(error))

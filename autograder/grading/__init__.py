@@ -8,12 +8,14 @@ cgroups     as root, the pids and memory cgroups that bound a container's proces
 ipc         System V objects and keyrings a submission leaves behind, removed
 forkserver  the fork server inside the container, and the submission process it forks
 runner      run a notebook's cells, one at a time, in a fresh submission process
+boundary    what comes back from a submission process: read with a deadline and a size limit, checked
 values      checked values and records as plain JSON (how they cross back)
 verdict     a test cell's records judged against the solution's, matched by name
 grade_one   grade one submission; the solution's records
 status      every status string of grades.csv
 names       ids from submissions as data: checked, CSV cells without formulas, terminal text escaped
 feedback    the learner's feedback page (no hidden tests, no tracebacks)
+feedback_page  that page written directly as HTML, everything from a submission escaped
 batch       a whole class in parallel, each result recorded in the store as it finishes
 intake/     how submissions come in: nbgrader's exchange (timestamp.txt), an LMS zip unpacked safely
 store/      nbgrader's gradebook as the store (one transaction per submission, late penalties,
@@ -47,8 +49,12 @@ The processes, and what crosses between them::
 Grader -> submission process: one cell's text at a time (test cells with REFERENCE regions
 replaced by ``check.WITHHELD``), never a reference value, never another student's anything.
 Submission process -> grader: per cell, JSON only: outputs (cut), the error's type and message,
-and the ``check.Checked`` records its checks made. The grader trusts only the ``received`` part of
+and the ``check.Checked`` records its checks made, read with a deadline and a size limit and
+checked against that shape where they arrive (``boundary``); anything else is the submission's
+``crashed (malformed report)``. The grader trusts only the ``received`` part of
 those records, and judges it against the record of the same check from the solution's run
 (``verdict``). After each notebook, the fork server kills every process the submission started
-and empties ``/tmp``; a container that stops answering is killed whole and replaced.
+and empties ``/tmp``; a container that stops answering, or whose fork server's own state (limits,
+priority, affinity, scheduling: a submission of the same user can change them) is no longer what
+it was when it started, is killed whole and replaced.
 """

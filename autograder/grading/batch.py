@@ -14,9 +14,9 @@ this function returns, so nothing can change ``grades.csv`` afterwards.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
@@ -30,6 +30,7 @@ from .feedback import feedback_html
 from .grade_one import QuestionResult, Result, SolutionFails, grade_notebook, solution_records
 from .intake.exchange import submission_timestamp
 from .limits import Limits
+from .names import UnsafeId, check_id
 from .out.course_files import place_feedback, write_autograded
 from .sandbox import Sandbox, SandboxError, sandbox_problem
 from .store.config import course_config
@@ -77,14 +78,23 @@ def find_submissions(submitted: Path, sources: dict) -> list[Submission]:
     """Every ``<student>/<assignment>/`` folder under ``submitted``. The notebook is the one named
     as in the source, else the only ``.ipynb`` there (a learner who renamed it is still graded)."""
     found = []
-    for student in sorted(p for p in submitted.iterdir() if p.is_dir()):
-        for assignment in sorted(p for p in student.iterdir() if p.is_dir()):
+    for student in sorted(p for p in submitted.iterdir() if p.is_dir() and _safe(p.name, "student id")):
+        for assignment in sorted(p for p in student.iterdir() if p.is_dir() and _safe(p.name, "assignment id")):
             expected = assignment / sources.get(assignment.name, ("?",))[0]
             notebooks = sorted(assignment.glob("*.ipynb"))
             path = expected if expected.is_file() else (notebooks[0] if len(notebooks) == 1 else None)
             linked = any(p.is_symlink() for p in (student, assignment, path) if p is not None)
             found.append(Submission(student.name, assignment.name, None if linked else path, linked))
     return found
+
+
+def _safe(name: str, what: str) -> bool:
+    """True for a safe id (``names.check_id``); else says on stderr, escaped, that it is skipped."""
+    try:
+        return bool(check_id(name, what))
+    except UnsafeId as error:
+        print(f"skipped: {error}", file=sys.stderr)
+        return False
 
 
 def write_feedback(result: Result, page: Path) -> None:
@@ -95,12 +105,10 @@ def write_feedback(result: Result, page: Path) -> None:
 
 
 def render_feedback(pages: ProcessPoolExecutor, result: Result, page: Path) -> None:
-    """Write the feedback page in one of the ``pages`` processes and wait for it: nbconvert is pure
-    Python and holds the GIL, so rendering in the grading threads would serialize them."""
-    try:
-        pages.submit(write_feedback, result, page).result()
-    except BrokenProcessPool:  # a rendering process died (out of memory?): render here, slower but sure
-        write_feedback(result, page)
+    """Write the feedback page. In this thread: the page is written directly (``feedback_page``,
+    a few milliseconds), so a rendering process would cost more than it saves; ``pages`` is
+    kept for callers and unused."""
+    write_feedback(result, page)
 
 
 def _row(result: Result) -> dict:
@@ -240,19 +248,31 @@ def _grade_into(
                 [QuestionResult(q.grade_id, q.points) for q in questions(source)],
             )
         else:
-            result = grade_notebook(
-                submission.path,
-                source,
-                references[submission.assignment_id],
-                submission.student_id,
-                submission.assignment_id,
-                sandboxes.get(),
-                limits,
-            )
+            try:
+                result = grade_notebook(
+                    submission.path,
+                    source,
+                    references[submission.assignment_id],
+                    submission.student_id,
+                    submission.assignment_id,
+                    sandboxes.get(),
+                    limits,
+                )
+            except Exception as error:  # noqa: BLE001 -- one submission's grading never ends the batch
+                result = Result(
+                    submission.student_id,
+                    submission.assignment_id,
+                    status.grader_error(error),
+                    [QuestionResult(q.grade_id, q.points) for q in questions(source)],
+                )
         if not sandboxed:
             result.status = status.unsandboxed(result.status)
         page = out / "feedback" / submission.student_id / f"{submission.assignment_id}.html"
-        render_feedback(pages, result, page)
+        try:
+            render_feedback(pages, result, page)
+        except Exception as error:  # noqa: BLE001 -- nor does its page: the row and a page of the summary stay
+            result.status, result.notebook = status.grader_error(error), None
+            write_feedback(result, page)
         if course is not None:
             folder = _folder(submitted, submission)
             write_autograded(course, result.student_id, result.assignment_id, notebook_file, result.notebook, folder)

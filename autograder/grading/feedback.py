@@ -1,20 +1,19 @@
 """Feedback pages: the graded notebook as one self-contained HTML page (readable offline, maths as
-MathML), with hidden tests and tracebacks removed."""
+MathML, written by ``feedback_page``), with hidden tests and tracebacks removed."""
 
 from __future__ import annotations
 
 import copy
 import html
 import re
-from functools import lru_cache
 
 import nbformat
 
 from ..checked import CHECKED_WHEN_GRADED
 from .assemble import grade_id, is_test
+from .feedback_page import page
 from .grade_one import Result
-from .offline_html import OfflineHTMLExporter
-from .redact import redact
+from .redact import hidden_lines, redact, scrub
 
 __all__ = ["feedback_notebook", "feedback_html"]
 
@@ -25,20 +24,27 @@ def _question(grade_id: str) -> str:
     return f"Question {found.group(1)}" if found else grade_id
 
 
-def _summary(result: Result) -> str:
+def _summary(result: Result, secret: set[str]) -> str:
+    """The page's first part, as HTML: the score, the status and one row per question (every
+    text redacted and escaped: a status, a message or a student's folder name is data)."""
+
+    def e(text: str) -> str:
+        return html.escape(scrub(text, secret), quote=True)
+
     rows = "\n".join(
-        f"| {_question(q.grade_id)} | {q.score:g} / {q.points:g} | "
-        f"{html.escape(q.message.splitlines()[0]) if q.message else 'passed'} |"
+        f'<tr><td>{e(_question(q.grade_id))}</td><td style="text-align:right">{q.score:g} / {q.points:g}</td>'
+        f"<td>{e(q.message.splitlines()[0]) if q.message else 'passed'}</td></tr>"
         for q in result.questions
     )
     return (
-        f"# Feedback: {html.escape(result.assignment_id)}\n\n"
-        f"Student **{html.escape(result.student_id)}**: **{result.score:g} / {result.max_score:g}** "
-        f"points. Status: {html.escape(result.status)}.\n\n"
-        f"| question | points | result |\n|:---|---:|:---|\n{rows}\n\n"
-        "Under each check cell, a line starting with Graded: gives its points and, for a failed check, the "
+        f'<section class="summary rendered_html">\n<h1>Feedback: {e(result.assignment_id)}</h1>\n'
+        f"<p>Student <strong>{e(result.student_id)}</strong>: <strong>{result.score:g} / {result.max_score:g}</strong> "
+        f"points. Status: {e(result.status)}.</p>\n"
+        '<table>\n<thead><tr><th style="text-align:left">question</th><th style="text-align:right">points</th>'
+        f'<th style="text-align:left">result</th></tr></thead>\n<tbody>\n{rows}\n</tbody>\n</table>\n'
+        "<p>Under each check cell, a line starting with Graded: gives its points and, for a failed check, the "
         "reason in autograd terms (checks judged against the instructor's solution are reported only there). "
-        "Hidden tests are not shown."
+        "Hidden tests are not shown.</p>\n</section>"
     )
 
 
@@ -47,7 +53,8 @@ def feedback_notebook(result: Result) -> nbformat.NotebookNode:
     cut from test cells (a line says they ran); error outputs reduced to ``Ename: message``
     (tracebacks would quote hidden test lines); under each test cell, its verdict, in place of
     the "checked when graded" lines a check printed in the learner's process; no "Next" links (they point
-    into the course, not next to the page). Returns a new notebook."""
+    into the course, not next to the page). Returns a new notebook (the page's summary is not in
+    it: :func:`feedback_html` writes it from ``result``)."""
     nb = copy.deepcopy(result.notebook) if result.notebook is not None else nbformat.v4.new_notebook()
     redact(nb)
     verdicts = {q.grade_id: q for q in result.questions}
@@ -63,7 +70,6 @@ def feedback_notebook(result: Result) -> nbformat.NotebookNode:
             cell["outputs"] = _without_pending_lines(cell.get("outputs", []))
             said = f"Graded: {question.score:g} / {question.points:g}. {question.message or 'All checks passed.'}"
             cell.setdefault("outputs", []).append(nbformat.v4.new_output("stream", name="stdout", text=said + "\n"))
-    nb.cells.insert(0, nbformat.v4.new_markdown_cell(_summary(result)))
     return nb
 
 
@@ -88,13 +94,14 @@ def _without_pending_lines(outputs: list) -> list:
     return kept
 
 
-@lru_cache(maxsize=1)
-def _exporter() -> OfflineHTMLExporter:
-    return OfflineHTMLExporter()  # building one costs ~0.5 s: once per worker
-
-
 def feedback_html(result: Result) -> str:
-    """The feedback page as a standalone HTML document (str) that loads nothing from the network:
-    styles inline, no scripts, markdown maths as MathML."""
-    body, _ = _exporter().from_notebook_node(feedback_notebook(result))
-    return body
+    """The feedback page as a standalone HTML document (str) that loads nothing from the network
+    and holds nothing of the submission but escaped text (see ``feedback_page``), titled
+    ``<assignment> — <student>``; every text on it is redacted against the hidden tests last."""
+    secret = hidden_lines(result.notebook) if result.notebook is not None else set()
+    return page(
+        f"{result.assignment_id} \u2014 {result.student_id}",
+        _summary(result, secret),
+        feedback_notebook(result),
+        secret,
+    )

@@ -12,7 +12,18 @@ Requests on the control socket (one JSON datagram each, answered by one):
 - ``{"op": "reap"}``: kill every process a submission started, wherever it went (this process is
   a child subreaper, so orphans come back to it), remove the System V IPC objects and keys it left
   (:mod:`.ipc`), empty ``/tmp`` and ``/dev/shm``; answers
-  ``{"reaped": n}``.
+  ``{"reaped": n, "exit_code": ..., "changed": [...]}``.
+
+A submission process runs as the same user as this server, so the kernel lets it change some of
+this process's state from outside: its resource limits (``prlimit``), nice value, CPU affinity,
+scheduling policy, I/O priority, ``oom_score_adj``, timer slack and autogroup nice value; every
+later fork would inherit them (a classmate graded at nice 19 on one CPU, or unable to start at
+all). It cannot read or write this process's memory or descriptors (not dumpable: no ptrace,
+``/proc/<pid>/mem`` or ``pidfd_getfd``). So this server notes that state when it starts
+(:func:`state`) and compares it after every reap and before every fork: when anything differs it
+answers with what changed (``"changed"``, or ``{"error": "changed", ...}`` to a fork) and exits,
+and the grader replaces the whole container (``Sandbox``). A fatal or stopping signal ends or
+freezes it, and a server that does not answer is replaced too.
 
 A submission process: its own session (and session keyring), resource limits (address space,
 processes, open files, file size, no core dumps, no POSIX message queues), stdin/stdout/stderr on
@@ -25,6 +36,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import platform
 import resource
 import shutil
 import signal
@@ -34,9 +46,9 @@ import tempfile
 import time
 from multiprocessing.connection import Connection
 
+from .boundary import MAX_OUTPUT  # characters of an output text sent (the grader cuts there too)
 from .ipc import clear_user_keyrings, own_session_keyring, remove_system_v_objects
 
-MAX_OUTPUT = 100_000  # characters of output kept per cell
 # Inside bubblewrap /tmp is the sandbox's own; without it (--no-sandbox) it is the machine's.
 _SANDBOXED = os.environ.get("AUTOGRADER_SANDBOX") == "bwrap"
 _PR_SET_DUMPABLE, _PR_SET_CHILD_SUBREAPER = 4, 36
@@ -44,6 +56,44 @@ _PR_SET_DUMPABLE, _PR_SET_CHILD_SUBREAPER = 4, 36
 
 def _prctl(option: int, value: int) -> None:
     ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+
+
+# The syscalls' numbers: ioprio_get, sched_getattr (policy, nice, priorities, utilization clamps).
+_IOPRIO_GET, _SCHED_GETATTR = {"x86_64": (252, 315), "aarch64": (31, 275)}.get(platform.machine(), (None, None))
+_PROC_STATE = ("oom_score_adj", "timerslack_ns", "autogroup", "comm")  # /proc/self files others may write
+
+
+def state() -> dict:
+    """What another process of this user can change in this one from outside (see the module
+    doc): every resource limit, nice value, CPU affinity, scheduling policy and priority, I/O
+    priority and the writable ``/proc/self`` entries, as JSON-safe values."""
+    found: dict = {
+        name: list(resource.getrlimit(getattr(resource, name)))
+        for name in sorted(dir(resource))
+        if name.startswith("RLIMIT_")
+    }
+    found["nice"] = os.getpriority(os.PRIO_PROCESS, 0)
+    found["affinity"] = sorted(os.sched_getaffinity(0))
+    found["policy"] = os.sched_getscheduler(0)
+    found["priority"] = os.sched_getparam(0).sched_priority
+    if _IOPRIO_GET is not None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        found["ioprio"] = libc.syscall(_IOPRIO_GET, 1, 0)  # IOPRIO_WHO_PROCESS, self
+        attr = ctypes.create_string_buffer(56)  # struct sched_attr (SCHED_ATTR_SIZE_VER1)
+        found["sched_attr"] = attr.raw.hex() if libc.syscall(_SCHED_GETATTR, 0, attr, 56, 0) == 0 else None
+    for entry in _PROC_STATE:
+        try:
+            with open(f"/proc/self/{entry}") as f:
+                found[entry] = f.read().strip()
+        except OSError:
+            found[entry] = None  # absent on this kernel (or no autogroup): then it stays absent
+    return found
+
+
+def changed(baseline: dict) -> list[str]:
+    """The names of the entries of :func:`state` that differ from ``baseline`` (sorted)."""
+    now = state()
+    return sorted(key for key in baseline.keys() | now.keys() if baseline.get(key) != now.get(key))
 
 
 def warm_up() -> None:
@@ -264,8 +314,9 @@ def _unlink(path: str) -> None:
 
 
 def serve(control: socket.socket) -> None:
-    """Answer fork and reap requests until the control socket closes."""
-    submission = None
+    """Answer fork and reap requests until the control socket closes, or until this process's
+    state is no longer what it was when serving began (then it answers once more and returns)."""
+    submission, baseline = None, state()
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(control, 65536, 1)
@@ -275,6 +326,11 @@ def serve(control: socket.socket) -> None:
             return
         request = json.loads(message)
         if request.get("op") == "fork" and fds:
+            if different := changed(baseline):  # never fork a submission from a changed server
+                for fd in fds:
+                    os.close(fd)
+                control.send(json.dumps({"error": "changed", "changed": different}).encode())
+                return
             submission = os.fork()
             if submission == 0:
                 try:
@@ -288,8 +344,10 @@ def serve(control: socket.socket) -> None:
             control.send(b'{"forked": true}')
         elif request.get("op") == "reap":
             killed, code = reap(submission, bool(request.get("wait")))
-            submission = None
-            control.send(json.dumps({"reaped": killed, "exit_code": code}).encode())
+            submission, different = None, changed(baseline)
+            control.send(json.dumps({"reaped": killed, "exit_code": code, "changed": different}).encode())
+            if different:
+                return
         else:
             for fd in fds:
                 os.close(fd)

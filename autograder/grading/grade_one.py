@@ -13,6 +13,8 @@ once per assignment, in a submission process of its own.
 
 from __future__ import annotations
 
+import os
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,15 +23,18 @@ import nbformat
 
 from ..causes import NOT_ANSWERED, cause_of
 from . import status
-from .assemble import assemble, grade_id, is_test, questions
+from .assemble import assemble, grade_id, is_test, questions, visible_source
 from .limits import Limits
 from .references import withhold
 from .runner import run_cells
 from .sandbox import Sandbox, SandboxError
 from .stubs import release_answers, unanswered
-from .verdict import verdict
+from .verdict import keyed, verdict
 
-__all__ = ["QuestionResult", "Result", "SolutionFails", "solution_records", "grade_notebook"]
+__all__ = ["QuestionResult", "Result", "SolutionFails", "solution_records", "grade_notebook", "read_submission"]
+
+MAX_MESSAGE = 2_000  # characters of a question's message kept (page, gradebook comment)
+MAX_NOTEBOOK_BYTES = 16 * 1024**2  # a submitted .ipynb over this is refused unread (exercises weigh ~100 kB)
 
 
 class SolutionFails(RuntimeError):
@@ -76,23 +81,73 @@ def _code_cells(nb: nbformat.NotebookNode) -> list:
 
 def solution_records(source: nbformat.NotebookNode, sandbox: Sandbox, limits: Limits) -> dict[str, list]:
     """The records each test cell's checks make when the source notebook (solutions and
-    references included) runs: ``{test grade_id: [Checked, ...]}``.
+    references included) runs: ``{test grade_id: [Checked, ...]}``. A hidden test's record has
+    ``options["hidden"]`` True (its check is not made when the cells run without their hidden
+    regions), so that its failure is reported without its inputs (``verdict``).
 
     Raises:
         SolutionFails: a test cell fails on the instructor's own solution.
         SandboxError: the sandbox could not run it at all (the message is bwrap's).
     """
     cells = _code_cells(source)
-    run = run_cells([c.source for c in cells], sandbox, limits)
+    run = run_cells([c.source for c in cells], sandbox, limits, keep_records=_tests(cells))
     if run.status == status.SANDBOX_LOST:  # not the solution's fault: say what the sandbox said
         raise SandboxError(sandbox.last_error or run.status)
     failed = [grade_id(c) for c, r in zip(cells, run.cells) if is_test(c) and (not r.finished or r.error)]
     if failed:
         raise SolutionFails(f"the solution fails its own tests {failed} ({run.status})")
-    return {grade_id(c): r.records for c, r in zip(cells, run.cells) if is_test(c)}
+    # The same cells without their hidden regions: a check that the full run makes and this one
+    # does not is a hidden test's, and its failure message must say nothing of its inputs.
+    shown = run_cells([visible_source(c.source) for c in cells], sandbox, limits, keep_records=_tests(cells))
+    records = {}
+    for c, full, visible in zip(cells, run.cells, shown.cells):
+        if is_test(c):
+            seen = set(keyed(visible.records))
+            for key, record in keyed(full.records).items():
+                if key not in seen:
+                    record.options = dict(record.options, hidden=True)
+            records[grade_id(c)] = full.records
+    return records
 
 
-def _run_past_stops(texts: list[str], sandbox: Sandbox, limits: Limits, retries: int = 3):
+def _tests(cells: list) -> set[int]:
+    """The indices of the test cells among ``cells`` (only their records are judged)."""
+    return {i for i, c in enumerate(cells) if is_test(c)}
+
+
+def read_submission(path: Path) -> bytes:
+    """The bytes of a submitted notebook, read only if it is a regular file (not a FIFO, device,
+    socket or symbolic link: opened with ``O_NOFOLLOW | O_NONBLOCK``, so that none of them can
+    block or redirect the read) of at most ``MAX_NOTEBOOK_BYTES`` (checked before reading).
+
+    Raises:
+        NotARegularFile, NotebookTooLarge (both ``OSError``), or ``OSError`` from the system.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotARegularFile("not a regular file")
+        if info.st_size > MAX_NOTEBOOK_BYTES:
+            raise NotebookTooLarge(f"{info.st_size} bytes, more than {MAX_NOTEBOOK_BYTES}")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_NOTEBOOK_BYTES + 1)  # a file that grows while read is still bounded
+    finally:
+        os.close(fd)
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        raise NotebookTooLarge(f"more than {MAX_NOTEBOOK_BYTES} bytes")
+    return data
+
+
+class NotARegularFile(OSError):
+    """A submitted "notebook" that is a FIFO, a device, a socket or a symbolic link."""
+
+
+class NotebookTooLarge(OSError):
+    """A submitted notebook over ``MAX_NOTEBOOK_BYTES``."""
+
+
+def _run_past_stops(texts: list[str], sandbox: Sandbox, limits: Limits, tests: set[int], retries: int = 3):
     """Run the cells; when one times out or kills its process, run them again in a new process
     with that cell left out, so one runaway question does not cost the others (at most
     ``retries`` times, within the notebook's total time). Returns ``(last run, {cell index:
@@ -103,7 +158,7 @@ def _run_past_stops(texts: list[str], sandbox: Sandbox, limits: Limits, retries:
     # already left out (it patched the channel, say) must not loop.
     for attempt in range(retries + 1):
         sent = [f"# left out: {stops[i]}" if i in stops else text for i, text in enumerate(texts)]
-        run = run_cells(sent, sandbox, limits, total_timeout=max(deadline - time.monotonic(), 1))
+        run = run_cells(sent, sandbox, limits, total_timeout=max(deadline - time.monotonic(), 1), keep_records=tests)
         if run.status == "ok" or run.cell is None:
             return run, stops
         stops.setdefault(run.cell, run.status)
@@ -148,7 +203,18 @@ def grade_notebook(
         result.status = status.NO_NOTEBOOK
         return result
     try:
-        submission = nbformat.reads(path.read_bytes().decode("utf-8"), as_version=4)
+        data = read_submission(path)
+    except NotARegularFile:
+        result.status = status.NOT_A_FILE
+        return result
+    except NotebookTooLarge:
+        result.status = status.TOO_LARGE
+        return result
+    except OSError as error:
+        result.status = status.unreadable(error)
+        return result
+    try:
+        submission = nbformat.reads(data.decode("utf-8"), as_version=4)
     except Exception as error:  # noqa: BLE001 -- truncated JSON, invalid UTF-8, not a notebook at all
         result.status = status.unreadable(error)
         return result
@@ -156,7 +222,7 @@ def grade_notebook(
     cells = _code_cells(graded)
     texts = [withhold(c.source) if is_test(c) else c.source for c in cells]
     names = [grade_id(c) or f"cell {i + 1}" for i, c in enumerate(cells)]
-    run, stops = _run_past_stops(texts, sandbox, limits)
+    run, stops = _run_past_stops(texts, sandbox, limits, _tests(cells))
     if stops:
         result.status = status.stopped_in({names[i]: why for i, why in stops.items()})
     by_id = {q.grade_id: q for q in result.questions}
@@ -178,5 +244,7 @@ def grade_notebook(
                 q.message = verdict(cell_run.records, expected.get(q.grade_id, []))
             q.score = 0.0 if q.message else q.points
             q.cause = NOT_ANSWERED if q.message and q.grade_id in blank else cause_of(q.message)
+            if len(q.message) > MAX_MESSAGE:  # it may quote what the learner's code made (a dict's keys, an error)
+                q.message = q.message[:MAX_MESSAGE] + " ... (message cut)"
     result.notebook = graded
     return result

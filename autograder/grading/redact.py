@@ -9,7 +9,7 @@ import re
 
 import nbformat
 
-__all__ = ["BEGIN", "END", "HIDDEN_NOTE", "split_hidden", "hidden_lines", "redact"]
+__all__ = ["BEGIN", "END", "HIDDEN_NOTE", "split_hidden", "hidden_lines", "scrub", "redact"]
 
 # nbgrader's ClearHiddenTests markers: a line that contains BEGIN starts a hidden region, a line
 # that contains END ends it (both marker lines belong to the region).
@@ -56,7 +56,7 @@ def hidden_lines(nb: nbformat.NotebookNode) -> set[str]:
     return {line for line in hidden - visible if re.search(r"\w", line)}
 
 
-def _scrub(text: str, secret: set[str]) -> str:
+def scrub(text: str, secret: set[str]) -> str:
     """``text`` without the lines that quote a line of ``secret`` (ANSI colours and traceback line
     numbers ignored), or that hold one of its longer lines anywhere (a learner's code may print the
     hidden test it is called from, with a prefix of its own)."""
@@ -84,10 +84,10 @@ def redact(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
                 if _is_test(cell):
                     out["traceback"] = [f"{out.get('ename', 'Error')}: {out.get('evalue', '')}"]
                 else:
-                    out["traceback"] = [_scrub(line, secret) for line in out.get("traceback", [])]
+                    out["traceback"] = [scrub(line, secret) for line in out.get("traceback", [])]
             elif out.get("output_type") == "stream":
-                out["text"] = _scrub(out.get("text", ""), secret)
+                out["text"] = scrub(out.get("text", ""), secret)
             for mime, value in out.get("data", {}).items():
                 if isinstance(value, str) and mime.startswith("text/"):
-                    out["data"][mime] = _scrub(value, secret)
+                    out["data"][mime] = scrub(value, secret)
     return nb

@@ -2,8 +2,10 @@
 
 The grader sends each cell's text over the submission's channel and waits, within the cell's and
 the notebook's time limits, for one JSON answer: the cell's outputs, its error and the records
-its checks made. Nothing is unpickled; a process that dies, hangs or answers garbage ends the run
-with a status, and everything it started is killed (``Sandbox.reap``).
+its checks made, read and checked by :mod:`.boundary` (a deadline for the whole frame, a size
+limit, a schema). Nothing is unpickled; a process that dies, hangs, stalls in the middle of a
+frame or answers garbage ends the run with a status, and everything it started is killed
+(``Sandbox.reap``).
 """
 
 from __future__ import annotations
@@ -13,13 +15,12 @@ import time
 from dataclasses import dataclass, field
 
 from . import status
+from .boundary import Closed, Malformed, OutputBudget, Timeout, cell_report, receive, send
 from .limits import Limits
 from .sandbox import Sandbox, SandboxError
 from .values import decode_record
 
 __all__ = ["CellRun", "Run", "run_cells"]
-
-_MAX_MESSAGE = 50_000_000  # bytes of one answer; more is treated as a crash
 
 
 @dataclass
@@ -54,11 +55,19 @@ def _records(raw) -> list:
     return records
 
 
-def run_cells(sources: list[str], sandbox: Sandbox, limits: Limits, total_timeout: float | None = None) -> Run:
+def run_cells(
+    sources: list[str],
+    sandbox: Sandbox,
+    limits: Limits,
+    total_timeout: float | None = None,
+    keep_records: set[int] | None = None,
+) -> Run:
     """Run ``sources`` (code cell texts, in order) in a new submission process of ``sandbox``.
 
     Args:
         total_timeout: seconds for the whole run (default ``limits.total_timeout``).
+        keep_records: indices of the cells whose check records are kept (default all); the
+            others' are dropped as they arrive (nobody judges them: memory kept for nothing).
 
     Returns:
         A :class:`Run`; cells after a timeout or crash stay ``finished=False``. Does not raise for
@@ -76,36 +85,38 @@ def run_cells(sources: list[str], sandbox: Sandbox, limits: Limits, total_timeou
             sandbox.close()
             run.status, run.cell = status.SANDBOX_LOST, 0
             return run
-    died = False
+    died, budget = False, OutputBudget()
     try:
         for index, source in enumerate(sources):
             run.cell = index
-            conn.send_bytes(json.dumps({"cell": index, "source": source}).encode())
             cell_deadline = time.monotonic() + limits.cell_timeout
-            if not conn.poll(max(min(cell_deadline, notebook_deadline) - time.monotonic(), 0)):
+            deadline = min(cell_deadline, notebook_deadline)
+            try:  # deadlines for whole frames, both ways: a process that stops reading or writing is a timeout
+                send(conn.fileno(), json.dumps({"cell": index, "source": source}).encode(), deadline)
+                frame = receive(conn.fileno(), deadline)
+                report = cell_report(frame, index, budget, keep_records is None or index in keep_records)
+            except Timeout:
                 run.status = status.NOTEBOOK_TIME_LIMIT if notebook_deadline <= cell_deadline else status.TIMEOUT
                 break
-            try:
-                message = json.loads(conn.recv_bytes(_MAX_MESSAGE))
-                if not isinstance(message, dict) or message.get("event") != "done" or message.get("cell") != index:
-                    raise ValueError("out of order")
-            except EOFError:
+            except (Closed, ConnectionResetError, BrokenPipeError):  # it died before, or while, answering
                 died = True
                 break
-            except (OSError, ValueError, TypeError, AttributeError, RecursionError):
+            except Malformed:
+                run.status = status.MALFORMED_REPORT
+                break
+            except OSError:
                 run.status = status.UNREADABLE_REPORT
                 break
             cell = run.cells[index]
-            cell.finished = True
-            cell.outputs = [o for o in message.get("outputs") or [] if isinstance(o, dict)]
-            error = message.get("error")
-            cell.error = (str(error[0]), str(error[1])) if isinstance(error, list) and len(error) == 2 else None
-            cell.records = _records(message.get("records"))
+            cell.finished, cell.outputs, cell.error = True, report.outputs, report.error
+            cell.records = _records(report.records)
         else:
             run.cell = None
-            conn.send_bytes(json.dumps({"stop": True}).encode())
+            send(conn.fileno(), json.dumps({"stop": True}).encode(), time.monotonic() + 1)
     except (BrokenPipeError, OSError):  # the process died between two cells
         died = True
+    except Timeout:  # it stopped reading its channel once its cells were done: it is killed below
+        pass
     finally:
         conn.close()
         exit_code = sandbox.reap(wait=died)

@@ -13,7 +13,9 @@ together (``Limits.container_memory``; RLIMIT_AS bounds each one alone); see ``c
 
 :class:`Sandbox` starts one container per grading thread, once; :meth:`Sandbox.open_channel`
 forks a submission process in it and returns the grader's end of that process's channel;
-:meth:`Sandbox.reap` kills everything the submission started. ``Sandbox(sandboxed=False)`` (the
+:meth:`Sandbox.reap` kills everything the submission started; a fork server whose own state the
+submission changed (its limits, priority, affinity...: see ``forkserver.py``) says so, and its
+container is replaced before anyone else is forked from it. ``Sandbox(sandboxed=False)`` (the
 ``--no-sandbox`` option) runs the same fork server as a plain process, for trusted notebooks.
 """
 
@@ -262,8 +264,10 @@ class Sandbox:
         limits = dict(self.limits.for_process(self._tmp), processes=None if os.getuid() == 0 else processes)
         try:
             socket.send_fds(self._control, [json.dumps({"op": "fork", "limits": limits}).encode()], [theirs.fileno()])
-            self._answer(_ANSWER_TIMEOUT)
-        except (OSError, SandboxError):
+            if not self._answer(_ANSWER_TIMEOUT).get("forked"):  # a server whose state changed: replace it
+                self.close()
+                raise SandboxError("the fork server refused to fork")
+        except (OSError, SandboxError, ValueError):
             ours.close()
             raise SandboxError("the fork server stopped answering") from None
         finally:
@@ -279,7 +283,10 @@ class Sandbox:
         code = None
         try:
             self._control.send(json.dumps({"op": "reap", "wait": wait}).encode())
-            code = self._answer(_ANSWER_TIMEOUT + (1 if wait else 0)).get("exit_code")
+            answer = self._answer(_ANSWER_TIMEOUT + (1 if wait else 0))
+            code = answer.get("exit_code")
+            if answer.get("changed"):  # the submission changed its server (limits, priority...): a new container
+                self.close()
         except (OSError, SandboxError, AttributeError, ValueError):
             self.close()
         if self._tmp:

@@ -10,6 +10,7 @@ __all__ = [
     "crashed",
     "stopped_in",
     "unreadable",
+    "grader_error",
     "not_graded",
     "unsandboxed",
 ]
@@ -18,9 +19,12 @@ GRADED = "graded"
 NO_NOTEBOOK = "no notebook"
 UNKNOWN_ASSIGNMENT = "unknown assignment"
 LINKED = "refused: a symbolic link, not a notebook file"
+NOT_A_FILE = "refused: not a regular file (a FIFO, device or socket), not a notebook file"
+TOO_LARGE = "refused: a notebook over 16 MiB"
 TIMEOUT = "timeout"
 NOTEBOOK_TIME_LIMIT = "notebook time limit"
 UNREADABLE_REPORT = "crashed (unreadable report)"
+MALFORMED_REPORT = "crashed (malformed report)"  # not of the fork server's shape, or over its size limit
 SANDBOX_LOST = "crashed (the sandbox stopped answering and was replaced)"
 
 
@@ -34,6 +38,12 @@ def crashed(exit_code: int | None) -> str:
 def stopped_in(stops: dict[str, str]) -> str:
     """``timeout in q2_check; crashed (signal 9) in q3_answer``: why each left-out cell stopped."""
     return "; ".join(f"{why} in {where}" for where, why in stops.items())
+
+
+def grader_error(error: BaseException) -> str:
+    """The status when grading this one submission raised in the grader (a bug, or a case not
+    foreseen): ``crashed (grader error: KeyError)``; the batch goes on."""
+    return f"crashed (grader error: {type(error).__name__})"
 
 
 def unreadable(error: BaseException) -> str:

@@ -15,6 +15,7 @@ import csv
 import hashlib
 import html
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -25,10 +26,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grading.assemble import HIDDEN_TESTS, is_answer
+from autograder.grading.assemble import is_answer
 from autograder.grading.demo import build_demo_class
+from autograder.grading.feedback_page import MAX_PAGE
+from autograder.grading.names import csv_cell
 from autograder.grading.sandbox import sandbox_problem
 from autograder.lessons import COURSE_ROOT
+
+from .pages import hidden_test_lines, page_problems
 
 pytestmark = pytest.mark.skipif(
     bool(sandbox_problem()) and not os.environ.get("COURSE_REQUIRE_SANDBOX"),
@@ -279,6 +284,76 @@ print("FOUND " + "A QUEUE" if libc.mq_open(b"/q{mark}", 0o2, 0, None) >= 0 else 
 found = [libc.syscall(250, 10, ctypes.c_long(k), b"user", b"k{mark}", 0) > 0 for k in (-4, -3)]  # KEYCTL_SEARCH
 print("FOUND " + "A KEY" if any(found) else "no key " + "of a classmate")
 """,
+    # The fork server runs as the submission's user: the kernel lets a submission change its limits,
+    # priority, affinity and /proc entries, and every later fork would inherit them (issue 24, 1).
+    "atk-change-forkserver": """
+import ctypes, os, resource
+server = os.getppid()
+for change in (
+    lambda: resource.prlimit(server, resource.RLIMIT_AS, (1 << 26, 1 << 26)),   # the next fork cannot start
+    lambda: resource.prlimit(server, resource.RLIMIT_CPU, (1, 1)),
+    lambda: os.setpriority(os.PRIO_PROCESS, server, 19),
+    lambda: os.sched_setaffinity(server, {{min(os.sched_getaffinity(0))}}),
+    lambda: os.sched_setscheduler(server, os.SCHED_IDLE, os.sched_param(0)),
+    lambda: ctypes.CDLL(None).syscall(251, 1, server, 3 << 13),                # ioprio_set: idle
+    lambda: open(f"/proc/{{server}}/oom_score_adj", "w").write("1000"),
+    lambda: open(f"/proc/{{server}}/timerslack_ns", "w").write("100000000"),
+):
+    try:
+        change()
+    except OSError:
+        pass
+""",
+    # --- what comes back: the report, its size and pace, the messages (issue 24, 2-5 and 7) -------
+    "atk-malformed-report": """
+import json, os, struct
+def channel():
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{{fd}}").startswith("socket:"):
+                return int(fd)
+        except OSError:
+            pass
+body = json.dumps({{"event": "done", "cell": 1, "outputs": [{{"output_type": "stream"}}], "error": None,
+                    "records": []}}).encode()
+os.write(channel(), struct.pack("!i", len(body)) + body)   # a report of the right frame, wrong fields
+""",
+    "atk-partial-frame": """
+import os, struct, time
+for fd in os.listdir("/proc/self/fd"):
+    try:
+        if os.readlink(f"/proc/self/fd/{{fd}}").startswith("socket:"):
+            os.write(int(fd), struct.pack("!i", 1000) + b"{{")   # a length, a byte, then silence
+    except OSError:
+        pass
+time.sleep(600)
+""",
+    "atk-brackets-and-links": """
+def _bad(*args, **kwargs):
+    raise ValueError("[" * 400_000 + '[x](javascript:alert(1)) <img src="http://127.0.0.1:{port}/img">')
+def _install(*args):
+    for name in ("predicted_counts", "grad_wb", "count_nodes"):
+        globals()[name] = _bad
+get_ipython().events.register("post_run_cell", _install)
+""",
+    "atk-many-mimes": """
+from IPython.display import display
+line = "y" * 99_000
+def _flood(*args):
+    for _ in range(20):                # 20 displays of 7 kinds: 14 MB a cell, just under the frame limit
+        display({{"text/plain": line, **{{f"text/x-{{i}}": line for i in range(6)}}}}, raw=True)
+get_ipython().events.register("post_run_cell", _flood)
+""",
+    "atk-hidden-in-message": """
+import linecache, sys
+def _leak(*args, **kwargs):
+    caller = sys._getframe(2).f_code.co_filename       # the test cell that calls check.call(...)
+    raise ValueError(" | ".join(line.strip() for line in linecache.getlines(caller)))
+def _install(*args):
+    for name in ("predicted_counts", "grad_wb", "count_nodes"):
+        globals()[name] = _leak
+get_ipython().events.register("post_run_cell", _install)
+""",
     "atk-kill-everything": """
 import os, signal
 for sig in (signal.SIGSTOP, signal.SIGKILL):
@@ -298,6 +373,24 @@ def _tree_digest(root: Path, pattern: str = "**/*") -> dict[str, str]:
         if p.is_file() and "__pycache__" not in p.parts
     }
 
+
+UNSAFE_NAMES = [
+    '=HYPERLINK("evil.example","8")',  # a formula in a spreadsheet
+    "\x1b]52;c;ZWNobyBoaQ==\x07\x1b]0;title\x07\x1b[2K",  # clipboard write (OSC 52), window title, cleared line
+    "evil\nstudent  ex01_graph  8  8  graded",  # a forged row of the table grade prints
+]
+FORMULA_ID = "@atk-formula"  # a safe id (LMS logins may start with @) that a spreadsheet reads as a formula
+PEAK_MEMORY = (
+    "import atexit, resource, runpy, sys\n"
+    "def peak():\n"
+    "    for who, kind in (('SELF', resource.RUSAGE_SELF), ('CHILDREN', resource.RUSAGE_CHILDREN)):\n"
+    "        print(f'PEAK_{who}_KB={resource.getrusage(kind).ru_maxrss}', file=sys.stderr)\n"
+    "atexit.register(peak)\n"
+    "sys.argv[0] = 'autograder'\n"
+    "runpy.run_module('autograder', run_name='__main__', alter_sys=True)\n"
+)
+GRADER_MEMORY = 1024**3  # bytes the grader itself may hold at its peak, whatever submissions send
+RUN_SECONDS = 600  # the whole class's run, every attack included, on 2 cores
 
 RUN_TOKEN = f"COURSE_ATTACK_RUN={os.getpid()}-{time.time_ns()}"  # in the grader's env, so in bwrap's
 
@@ -385,6 +478,14 @@ def graded_class(tmp_path_factory):
     )
     (submitted / "atk-link-to-classmate").mkdir()
     (submitted / "atk-link-to-classmate" / ASSIGNMENT).symlink_to(submitted / "correct" / ASSIGNMENT)
+    # a "notebook" that is a FIFO (a read blocks forever), and students whose folder names are
+    # spreadsheet formulas or terminal escapes (refused), or a safe id a spreadsheet would read as one
+    (submitted / "atk-fifo-notebook" / ASSIGNMENT).mkdir(parents=True)
+    os.mkfifo(submitted / "atk-fifo-notebook" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    for name in [*UNSAFE_NAMES, FORMULA_ID]:
+        (submitted / name).mkdir()
+        (submitted / name / ASSIGNMENT).mkdir()
+        nbformat.write(blank, submitted / name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
     before = {
         "submitted": _tree_digest(submitted),
         "course": _tree_digest(COURSE_ROOT / "autograder", "**/*.py") | _tree_digest(COURSE_ROOT / "solutions"),
@@ -393,8 +494,8 @@ def graded_class(tmp_path_factory):
     command = subprocess.run(
         [
             sys.executable,
-            "-m",
-            "autograder",
+            "-c",
+            PEAK_MEMORY,  # python -m autograder, saying its own and its largest child's peak memory at exit
             "grade",
             str(submitted),
             "--out",
@@ -416,6 +517,7 @@ def graded_class(tmp_path_factory):
     time.sleep(6)  # longer than the survivor attack waits before it writes
     listener.close()
     rows = {r["student_id"]: r for r in csv.DictReader((out / "grades.csv").open())} if grades_now else {}
+    peak = dict(re.findall(r"PEAK_(SELF|CHILDREN)_KB=(\d+)", command.stderr))
     return dict(
         command=command,
         rows=rows,
@@ -423,6 +525,7 @@ def graded_class(tmp_path_factory):
         submitted=submitted,
         before=before,
         elapsed=elapsed,
+        peak={k: int(v) * 1024 for k, v in peak.items()},
         survivors=survivors_now,
         grades_then=grades_now,
         listener=listener,
@@ -437,12 +540,12 @@ def test_the_class_is_graded(graded_class):
     """Does the command finish with a row for every student, the correct one with full marks?"""
     assert graded_class["command"].returncode == 0, graded_class["command"].stderr[-3000:]
     rows = graded_class["rows"]
-    assert set(rows) == {"correct", "blank", *ATTACKS, *LINKS}
+    assert set(rows) == {"correct", "blank", *ATTACKS, *LINKS, "atk-fifo-notebook", "'" + FORMULA_ID}
     assert rows["correct"]["score"] == rows["correct"]["max_score"] == "8", rows["correct"]
     assert rows["correct"]["status"] == "graded"
 
 
-LINKS = ["atk-link-to-solutions", "atk-link-to-classmate"]
+LINKS = ["atk-link-to-solutions", "atk-link-to-classmate", "atk-fifo-notebook", "'" + FORMULA_ID]
 
 
 @pytest.mark.parametrize("attack", sorted([*ATTACKS, *LINKS]))
@@ -463,7 +566,13 @@ def test_nothing_survives_the_grading(graded_class):
     assert graded_class["survivors"] == []
     assert _survivors() == []
     assert (graded_class["out"] / "grades.csv").read_bytes() == graded_class["grades_then"]
-    assert sorted(p.name for p in graded_class["out"].iterdir()) == ["feedback", "gradebook.db", "grades.csv"]
+    assert sorted(p.name for p in graded_class["out"].iterdir()) == [
+        "feedback",
+        "gradebook.db",
+        "grades.csv",
+        "report.csv",
+        "report.html",
+    ]
 
 
 def test_the_network_is_out_of_reach(graded_class):
@@ -492,17 +601,10 @@ def test_the_page_holds_no_script_no_hidden_test_and_every_page_exists(graded_cl
     encode, or that would make a careless regex take minutes)?"""
     feedback = graded_class["out"] / "feedback"
     pages = {p.parts[-2]: p.read_text(encoding="utf-8") for p in feedback.glob(f"*/{ASSIGNMENT}.html")}
-    assert set(pages) == set(graded_class["rows"])
+    assert {csv_cell(name) for name in pages} == set(graded_class["rows"])
     scripted = pages["atk-script-in-feedback"]
     assert not [tag for tag in ("<script", "<iframe", "<svg") if tag in scripted]  # the source shows them escaped
-    source = nbformat.read(COURSE_ROOT / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    hidden = [
-        line.strip()
-        for c in source.cells
-        for region in HIDDEN_TESTS.findall(c.source)
-        for line in region.splitlines()
-        if len(line.strip()) > 12 and "HIDDEN TESTS" not in line
-    ]
+    hidden = hidden_test_lines(ASSIGNMENT)
     leaked = html.unescape(pages["atk-print-hidden-tests"])
     assert hidden and not [line for line in hidden if line in leaked]
     assert "nothing here" in leaked  # the attack did run: its code raised after printing
@@ -525,3 +627,62 @@ def test_no_ipc_object_outlives_its_submission(graded_class):
     for thing in ("segment", "queue", "key"):
         assert f"no {thing} of a classmate" in page, thing
     assert "FOUND A" not in page
+
+
+def _pages(graded_class) -> dict[str, str]:
+    return {
+        p.parts[-2]: p.read_text(encoding="utf-8")
+        for p in (graded_class["out"] / "feedback").glob(f"*/{ASSIGNMENT}.html")
+    }
+
+
+def test_every_page_holds_no_markup_of_a_submission_and_keeps_its_limit(graded_class):
+    """Does every student with a row have a page, and does no page hold a script, an event-handler
+    attribute, a javascript: URL or a load from the network (a Content-Security-Policy in each),
+    nor exceed its size limit?"""
+    pages = _pages(graded_class)
+    assert {csv_cell(name) for name in pages} == set(graded_class["rows"])
+    assert {name: page_problems(page) for name, page in pages.items() if page_problems(page)} == {}
+    assert max(len(page) for page in pages.values()) <= MAX_PAGE + 10_000
+
+
+def test_no_page_holds_a_hidden_test_line(graded_class):
+    """Is no line of a hidden test on any page, however a submission carried it (printed, in a
+    failure message, in the summary)?"""
+    hidden = hidden_test_lines(ASSIGNMENT)
+    leaks = {
+        name: [line for line in hidden if line in html.unescape(page)] for name, page in _pages(graded_class).items()
+    }
+    assert hidden and {name: lines for name, lines in leaks.items() if lines} == {}
+
+
+def test_names_are_data(graded_class):
+    """Are folder names that are formulas or terminal escapes refused with one escaped line each
+    (not graded, no row), no CSV cell a formula, and no control character in what grade prints?"""
+    command = graded_class["command"]
+    assert command.stderr.count("skipped: refused student id") == len(UNSAFE_NAMES)
+    cells = [cell for line in csv.reader(graded_class["grades_then"].decode().splitlines()) for cell in line]
+    assert [c for c in cells if c.startswith(("=", "+", "-", "@", "\t", "\r"))] == []
+    printed = command.stdout + re.sub(r"\r", "", command.stderr)  # tqdm's carriage returns
+    assert re.findall(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", printed) == []
+
+
+def test_what_comes_back_ends_as_the_submissions_status(graded_class):
+    """Does a malformed report, a partial frame or a FIFO for a notebook become that student's
+    status (the batch finishes), within the stated time and the grader's stated memory?"""
+    rows = graded_class["rows"]
+    assert "crashed (malformed report)" in rows["atk-malformed-report"]["status"]
+    assert "timeout" in rows["atk-partial-frame"]["status"]
+    assert rows["atk-fifo-notebook"]["status"].startswith("refused: not a regular file")
+    print(f"class run: {graded_class['elapsed']:.0f} s, peak memory (bytes): {graded_class['peak']}")
+    assert graded_class["elapsed"] < RUN_SECONDS
+    assert 0 < graded_class["peak"]["SELF"] < GRADER_MEMORY, graded_class["peak"]
+
+
+def test_a_changed_fork_server_harms_no_one(graded_class):
+    """After a submission changed its fork server's limits, priority and scheduling, is everyone
+    graded after it graded normally, none crashed at start?"""
+    rows = graded_class["rows"]
+    later = sorted(s for s in rows if s > "atk-change-forkserver" and not s.startswith("atk-"))
+    assert later == ["blank", "correct"] and {rows[s]["status"] for s in later} == {"graded"}
+    assert not [s for s in rows if "setup" in rows[s]["status"] and s != "atk-lock-tmp"], rows

@@ -3,14 +3,17 @@ that a browser shows offline?"""
 
 import html
 import re
+import time
 
 import nbformat
 
 from autograder.grading.feedback import feedback_html, feedback_notebook
-from autograder.grading.grade_one import grade_notebook
+from autograder.grading.feedback_page import MAX_PAGE
+from autograder.grading.grade_one import QuestionResult, Result, grade_notebook
 from autograder.grading.limits import Limits
 
 from .conftest import submission_of
+from .pages import page_problems
 
 HIDDEN_LINE = 'check.value(f(), expected_f(), "f()"'
 
@@ -37,11 +40,12 @@ def test_hidden_tests_and_tracebacks_are_removed(source, expected, sandbox, tmp_
 
 
 def test_summary_gives_score_and_reason(source, expected, sandbox, tmp_path):
-    """Does the first cell give the score and, per question, why it failed?"""
-    summary = (
-        feedback_notebook(graded(source, expected, sandbox, tmp_path, "def f():\n    return None")).cells[0].source
-    )
-    assert "**0 / 2**" in summary and "f returned None" in summary and "ada" in summary
+    """Does the page start with the score and, per question, why it failed, titled with the
+    assignment and the student?"""
+    page = feedback_html(graded(source, expected, sandbox, tmp_path, "def f():\n    return None"))
+    summary = page[page.index("<main") : page.index("</section>")]
+    assert "<strong>0 / 2</strong>" in summary and "f returned None" in summary and "ada" in summary
+    assert "<title>ex01 \u2014 ada</title>" in page
 
 
 def test_page_loads_nothing_and_shows_maths_as_mathml(source, expected, sandbox, tmp_path):
@@ -69,3 +73,39 @@ def test_the_page_shows_verdicts_not_checked_when_graded(source, expected, sandb
     assert "checked when graded" in printed, "the graded run printed no such line to leave out"
     page = html.unescape(feedback_html(result))
     assert "checked when graded" not in page and "Graded: " in page and "OK f() is not None" in page
+
+
+HOSTILE = '[x](javascript:alert(1)) <img src="http://127.0.0.1/x" onerror="alert(1)"> <script>alert(1)</script> '
+
+
+def test_nothing_from_a_submission_becomes_markup_and_the_page_is_linear(source):
+    """Are a student id, a status, failure messages, outputs and an image payload built as links,
+    images and script shown as escaped text only, with 400,000 '[' rendered in well under a second
+    (markdown rendering of them is quadratic)?"""
+    nb = nbformat.reads(nbformat.writes(source), as_version=4)
+    nb.cells[2].outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text=HOSTILE),
+        nbformat.v4.new_output("display_data", data={"text/plain": HOSTILE, "image/png": '" onerror="alert(1)'}),
+        nbformat.v4.new_output("error", ename=HOSTILE, evalue="[" * 400_000, traceback=[HOSTILE]),
+    ]
+    result = Result(
+        "ada" + HOSTILE,
+        "ex01" + HOSTILE,
+        "graded" + HOSTILE,
+        [QuestionResult("q1_check", 2, 0, HOSTILE + "[" * 400_000)],
+        nb,
+    )
+    started = time.monotonic()
+    page = feedback_html(result)
+    assert time.monotonic() - started < 0.5
+    assert page_problems(page) == []
+    assert html.escape(HOSTILE) in page  # shown, as text
+
+
+def test_a_page_has_a_size_limit_with_a_note(source):
+    """Is a page whose cells would exceed MAX_PAGE characters cut with a note, summary first?"""
+    nb = nbformat.reads(nbformat.writes(source), as_version=4)
+    nb.cells += [nbformat.v4.new_code_cell("x = 1\n" * 16_000) for _ in range(200)]
+    page = feedback_html(Result("ada", "ex01", "graded", [QuestionResult("q1_check", 2)], nb))
+    assert len(page) <= MAX_PAGE + 1000 and "a feedback page holds at most" in page
+    assert page.index("Feedback: ex01") < page.index("a feedback page holds at most")

@@ -1,12 +1,20 @@
 """Does grading one submission score each test cell fairly and survive broken input?"""
 
 import hashlib
+import os
+import re
+import stat
+import time
 
 import nbformat
 import pytest
+import torch
 
-from autograder.grading.grade_one import SolutionFails, grade_notebook, solution_records
+from autograder.checked import Checked
+from autograder.grading import status
+from autograder.grading.grade_one import MAX_MESSAGE, SolutionFails, grade_notebook, solution_records
 from autograder.grading.limits import Limits
+from autograder.grading.verdict import HIDDEN_WRONG, verdict
 
 from .conftest import submission_of
 
@@ -50,7 +58,32 @@ def test_wrong_answer_fails_with_the_message_only(source, expected, sandbox, tmp
     hidden as the hidden test asks) but not its source?"""
     result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, "def f():\n    return 2")))
     assert result.score == 0
-    assert result.questions[0].message == "f() is wrong. f() should be 1"
+    assert result.questions[0].message == "f() is wrong. f() should be 1 (a hidden test: its inputs are not shown)"
+
+
+def test_a_hidden_checks_message_says_nothing_of_its_inputs(source, sandbox, tmp_path):
+    """Is a failing hidden tensor check reported without its diagnosis (a factor, a shape or a
+    cause names the hidden input: "N = 7 rows here"), while the visible check's keeps its?"""
+    source.cells[3].source = source.cells[3].source.replace(
+        "### END HIDDEN TESTS",
+        "import torch\n"
+        "check.tensor(torch.full((7,), float(f())), torch.ones(7), 'f() for each row',"
+        " show_values=False, causes={2.0: 'f() is 2x too large (N = 7 rows here)'})\n"
+        "### END HIDDEN TESTS",
+    )
+    expected = solution_records(source, sandbox, Limits())
+    assert [r.options.get("hidden", False) for r in expected["q1_check"]] == [False, True, True]
+    result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, "def f():\n    return 1")))
+    assert result.score == 2
+    message = verdict(
+        [
+            Checked("f() is not None", "value", True, None, {}),
+            Checked("f()", "value", 1, None, {}),
+            Checked("f() for each row", "tensor", torch.full((7,), 2.0), None, {}),
+        ],
+        expected["q1_check"],
+    )
+    assert message == HIDDEN_WRONG.format(name="f() for each row") and "7" not in message
 
 
 def test_visible_check_fails_in_the_learners_process(source, expected, sandbox, tmp_path):
@@ -120,3 +153,42 @@ def test_a_forged_check_failure_that_reads_like_a_pass_still_scores_zero(source,
         )
         result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, answer)))
         assert result.score == 0 and result.questions[0].message, text
+
+
+def _fifo(path):
+    os.mkfifo(path)
+
+
+def _sparse(path):
+    with open(path, "wb") as f:
+        f.truncate(2**30)  # 1 GiB of holes: costs no disk, would cost the grader 1 GiB read whole
+
+
+def _device(path):
+    os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(1, 5))  # a /dev/zero of its own (root only)
+
+
+@pytest.mark.parametrize(
+    "make,expected",
+    [(_fifo, re.escape(status.NOT_A_FILE)), (_sparse, re.escape(status.TOO_LARGE)), (_device, "refused|unreadable")],
+)
+def test_a_notebook_that_is_no_regular_file_is_refused_unread(source, tmp_path, make, expected):
+    """Is a "notebook" that is a FIFO (a read would block forever), a device or a sparse 1 GiB
+    file refused at once, with 0 points, without being read?"""
+    path = tmp_path / "answer.ipynb"
+    try:
+        make(path)
+    except PermissionError:
+        pytest.skip("making a device needs root")
+    started = time.monotonic()
+    result = grade_notebook(path, source, {}, "s", "a", None, Limits())
+    assert re.match(expected, result.status) and (result.score, result.max_score) == (0, 2), result.status
+    assert time.monotonic() - started < 2
+
+
+def test_a_huge_failure_message_is_cut(source, expected, sandbox, tmp_path):
+    """Is a question's message that quotes a huge text of the learner's (an exception's message)
+    cut to MAX_MESSAGE characters, so that the page and the gradebook stay small?"""
+    answer = "def f():\n    raise ValueError('[' * 1_000_000)"
+    result = graded(source, expected, sandbox, write(tmp_path, submission_of(source, answer)))
+    assert result.score == 0 and len(result.questions[0].message) <= MAX_MESSAGE + 20

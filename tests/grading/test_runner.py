@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ import torch
 import autograder
 from autograder.checked import Checked
 from autograder.grading import status
-from autograder.grading.forkserver import MAX_OUTPUT
+from autograder.grading.boundary import CUT_NOTEBOOK, MAX_NOTEBOOK_OUTPUT, MAX_OUTPUT
 from autograder.grading.limits import Limits
 from autograder.grading.runner import run_cells
 from autograder.grading.sandbox import Sandbox
@@ -143,3 +144,160 @@ def test_a_course_under_tmp_is_seen_inside_the_sandbox(sandbox_available, tmp_pa
     lines = done.stdout.split("\n")
     assert lines[:2] == [f"ok {copy}/autograder/__init__.py"] * 2, done.stdout + done.stderr
     assert lines[2:4] == ["OSError", "OSError"], done.stdout + done.stderr  # read-only, not "planted in"
+
+
+# One way each that a process of the fork server's user reaches its parent (see forkserver.py).
+PARENT_CHANGES = {
+    "address space": "import resource\nresource.prlimit(os.getppid(), resource.RLIMIT_AS, (1 << 26, 1 << 26))",
+    "processes": "import resource\nresource.prlimit(os.getppid(), resource.RLIMIT_NPROC, (0, 0))",
+    "open files": "import resource\nresource.prlimit(os.getppid(), resource.RLIMIT_NOFILE, (3, 3))",
+    "nice": "os.setpriority(os.PRIO_PROCESS, os.getppid(), 19)",
+    "nice of the user": "os.setpriority(os.PRIO_USER, 0, 19)",
+    "affinity": "os.sched_setaffinity(os.getppid(), {min(os.sched_getaffinity(0))})",
+    "policy": "os.sched_setscheduler(os.getppid(), os.SCHED_IDLE, os.sched_param(0))",
+    "io priority": "import ctypes\nctypes.CDLL(None).syscall(251, 1, os.getppid(), 3 << 13)",  # ioprio_set IDLE
+    "oom score": "open(f'/proc/{os.getppid()}/oom_score_adj', 'w').write('1000')",
+    "timer slack": "open(f'/proc/{os.getppid()}/timerslack_ns', 'w').write('100000000')",
+    "autogroup": "open(f'/proc/{os.getppid()}/autogroup', 'w').write('19')",
+    "utilization clamp": "import ctypes, struct\n"  # sched_setattr: SCHED_FLAG_KEEP_ALL | UTIL_CLAMP_MAX, max 0
+    "attr = struct.pack('=IIQiIQQQII', 56, 0, 0x18 | 0x40, 0, 0, 0, 0, 0, 0, 0)\n"
+    "if ctypes.CDLL(None).syscall(314, os.getppid(), attr, 0) != 0:\n"
+    "    print('not on this kernel')",
+    "comm": "open(f'/proc/{os.getppid()}/comm', 'w').write('renamed')",
+}
+# RLIMIT_AS left out: what a process maps varies by a page; a lowered bound shows in the status
+_STATE = (
+    "import os, resource, ctypes\n"
+    "print(sorted(resource.getrlimit(getattr(resource, n)) for n in dir(resource)"
+    " if n.startswith('RLIMIT_') and n != 'RLIMIT_AS'),"
+    " os.getpriority(os.PRIO_PROCESS, 0), sorted(os.sched_getaffinity(0)), os.sched_getscheduler(0),"
+    " ctypes.CDLL(None).syscall(252, 1, 0), open('/proc/self/timerslack_ns').read())"
+)
+
+
+@pytest.mark.parametrize("change", sorted(PARENT_CHANGES))
+def test_a_submission_cannot_change_the_next_ones_fork_server(sandbox, change):
+    """After a submission changes its fork server's limits, priority, affinity, scheduling or
+    /proc entries (the kernel lets a process of the same user), does the next submission start
+    exactly as one from an untouched server would (its container replaced)?"""
+    before = run_cells([_STATE], sandbox, Limits()).cells[0].outputs
+    attack = run_cells(["import os\n" + PARENT_CHANGES[change]], sandbox, Limits())
+    assert attack.cells[0].finished and attack.cells[0].error is None, attack.cells[0]
+    if "not on this kernel" in str(attack.cells[0].outputs):
+        pytest.skip(f"{change}: this kernel has no such setting (no CONFIG_UCLAMP_TASK)")
+    after = run_cells([_STATE], sandbox, Limits())
+    assert after.status == "ok" and after.cells[0].outputs == before
+
+
+# A cell writes straight to its own channel: the grader reads whatever the learner's process sends.
+_FRAME = (
+    "import json, os, struct, time\n"
+    "def channel():\n"
+    "    for fd in os.listdir('/proc/self/fd'):\n"
+    "        try:\n"
+    "            if os.readlink(f'/proc/self/fd/{fd}').startswith('socket:'):\n"
+    "                return int(fd)\n"
+    "        except OSError:\n"
+    "            pass\n"
+    "def frame(body):\n"
+    "    os.write(channel(), struct.pack('!i', len(body)) + body)\n"
+    "def report(**fields):\n"
+    "    frame(json.dumps(dict({'event': 'done', 'cell': 0, 'outputs': [], 'error': None, 'records': []}, **fields))"
+    ".encode())\n"
+)
+FORGED_REPORTS = {
+    "an output without its fields": "report(outputs=[{'output_type': 'stream'}])",
+    "outputs that are not a list": "report(outputs={'a': 1})",
+    "an output of another kind": "report(outputs=[{'output_type': 'execute_result', 'data': {}}])",
+    "display data that is not text": "report(outputs=[{'output_type': 'display_data', 'data': {'text/plain': 1}}])",
+    "too many outputs": "report(outputs=[{'output_type': 'stream', 'name': 'stdout', 'text': 'x'}] * 1000)",
+    "a cell number that is a bool": "report(cell=False)",
+    "an error of numbers": "report(error=[1, 2])",
+    "records that are not a list": "report(records={'x': 1})",
+    "not JSON": "frame(b'\\xff not json')",
+    "JSON nested too deep": "frame(b'[' * 200000)",
+    "a frame over the size limit": "os.write(channel(), struct.pack('!i', 2**31 - 1))\ntime.sleep(30)",
+    "a 64-bit length": "os.write(channel(), struct.pack('!i', -1) + struct.pack('!Q', 2**40))\ntime.sleep(30)",
+}
+
+
+@pytest.mark.parametrize("forged", sorted(FORGED_REPORTS))
+def test_a_forged_report_is_the_submissions_status(sandbox, forged):
+    """Does a report of another shape than the fork server's, or over the size limit, end that
+    run with ``crashed (malformed report)`` at once (the next run is normal)?"""
+    run = run_cells([_FRAME + FORGED_REPORTS[forged], "y = 1"], sandbox, Limits(cell_timeout=20))
+    assert (run.status, run.cell) == (status.MALFORMED_REPORT, 0)
+    assert run_cells(["x = 1"], sandbox, Limits()).status == "ok"
+
+
+def test_a_partial_frame_is_a_timeout(sandbox):
+    """Does a length header followed by silence time out at the cell's deadline, not hang?"""
+    started = time.monotonic()
+    run = run_cells(
+        [_FRAME + "os.write(channel(), struct.pack('!i', 1000) + b'{')\ntime.sleep(60)"],
+        sandbox,
+        Limits(cell_timeout=2),
+    )
+    assert run.status == status.TIMEOUT and time.monotonic() - started < 10
+
+
+def test_a_process_that_stops_reading_is_a_timeout(sandbox):
+    """Does a cell that forges its own report and then never reads its channel again (the next
+    cell, bigger than a socket buffer, cannot be sent) time out at the cell's deadline, not hang
+    the grader on a full buffer?"""
+    started = time.monotonic()
+    forged = _FRAME + "report()\ntime.sleep(60)"
+    run = run_cells([forged, "#" + "x" * 4_000_000, "y = 1"], sandbox, Limits(cell_timeout=2))
+    assert (run.status, run.cell) == (status.TIMEOUT, 1) and time.monotonic() - started < 10
+
+
+def test_outputs_kept_for_a_notebook_are_bounded(sandbox):
+    """Are a notebook's outputs cut at MAX_NOTEBOOK_OUTPUT characters in all, with a note, however
+    many cells print?"""
+    run = run_cells(["print('x' * 90_000)"] * 40, sandbox, Limits())
+    texts = [o["text"] for c in run.cells for o in c.outputs]
+    assert run.status == "ok" and sum(map(len, texts)) < MAX_NOTEBOOK_OUTPUT + 40 * 200
+    assert texts[-1] == CUT_NOTEBOOK
+
+
+_REACH_INTO_PARENT = """
+import ctypes, os
+libc, parent, reached = ctypes.CDLL(None, use_errno=True), os.getppid(), []
+buffer = ctypes.create_string_buffer(64)
+iov = (ctypes.c_void_p * 2)(ctypes.cast(buffer, ctypes.c_void_p), 64)
+remote = (ctypes.c_void_p * 2)(0x400000, 64)
+pidfd = libc.syscall(434, parent, 0)                                       # pidfd_open: allowed, a handle only
+attempts = {
+    "ptrace attach": lambda: libc.ptrace(16, parent, 0, 0),                # PTRACE_ATTACH
+    "ptrace seize": lambda: libc.ptrace(0x4206, parent, 0, 0),             # PTRACE_SEIZE
+    "process_vm_readv": lambda: libc.syscall(310, parent, iov, 1, remote, 1, 0),
+    "process_vm_writev": lambda: libc.syscall(311, parent, iov, 1, remote, 1, 0),
+    "pidfd_getfd": lambda: libc.syscall(438, pidfd, 3, 0),                 # its control socket is fd 3 or 4
+    "pidfd_getfd 4": lambda: libc.syscall(438, pidfd, 4, 0),
+    "kcmp": lambda: libc.syscall(312, os.getpid(), parent, 0, 0, 0),       # KCMP_FILE
+}
+for name, attempt in attempts.items():
+    if attempt() >= 0:
+        reached.append(name)
+for path in ("mem", "environ", "maps", "cwd", "root"):
+    try:
+        open(f"/proc/{parent}/{path}", "rb").read(1)
+        reached.append(path)
+    except OSError:
+        pass
+for fd in os.listdir(f"/proc/{parent}/fd"):    # the numbers show (the owner's DAC); what they are does not
+    for look in (os.readlink, lambda path: os.close(os.open(path, os.O_RDONLY))):
+        try:
+            look(f"/proc/{parent}/fd/{fd}")
+            reached.append(f"fd {fd}")
+        except OSError:
+            pass
+print(reached)
+"""
+
+
+def test_a_submission_cannot_reach_into_its_fork_server(sandbox):
+    """Can a submission process (the server's user) not trace its fork server, read or write its
+    memory, take its descriptors or see its files (it is not dumpable)?"""
+    run = run_cells([_REACH_INTO_PARENT], sandbox, Limits())
+    assert run.status == "ok" and run.cells[0].outputs[0]["text"] == "[]\n", run.cells[0]

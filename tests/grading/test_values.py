@@ -1,6 +1,8 @@
 """Are checked values carried as plain JSON, and judged after crossing like the checks judge them?"""
 
 import json
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -90,3 +92,30 @@ def test_a_received_value_built_to_break_comparisons_is_just_wrong():
     for received in (crossed(object()), "a string", {"w": 1}, None):
         message = verdict([Checked("g", "tensor", received, received)], solution)
         assert message and "g" in message, received
+
+
+@pytest.mark.parametrize("received", [float("-inf"), float("nan"), float("inf"), 10**400, True])
+@pytest.mark.parametrize("kind,expected", [("at_most", 1000), ("value", 3), ("value", 2.5)])
+def test_a_received_value_that_is_not_a_finite_number_fails(kind, expected, received):
+    """Does a forged or broken figure (-inf is below every bound, NaN compares false, an int too
+    large for a float, a bool for a number) fail a check of a finite number, after crossing?"""
+    solution = [Checked("peak bytes", kind, None, expected, {})]
+    mine = decode_record(json.loads(json.dumps(encode_record(Checked("peak bytes", kind, received, None, {})))))
+    assert verdict([mine], solution) != ""
+    assert not judge(Checked("peak bytes", kind, received, expected, {}))[0]
+
+
+def test_a_forged_dtype_imports_nothing_in_the_grader():
+    """Is a tensor record whose dtype names a lazily imported torch submodule ("_inductor": seconds
+    and memory in the grader) refused without importing it?"""
+    probe = (
+        "import sys, torch\n"
+        "from autograder.grading.values import decode\n"
+        "try:\n"
+        "    decode({'__tensor__': {'dtype': '_inductor', 'shape': [1], 'device': 'cpu',"
+        " 'requires_grad': False, 'data': [1.0]}})\n"
+        "except ValueError:\n"
+        "    print('refused', 'torch._inductor' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "refused False", done.stderr[-2000:]

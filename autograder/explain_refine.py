@@ -1,0 +1,268 @@
+"""Tell apart the causes one message can have, from what the traceback and the learner's code show.
+
+``refine(kind, details, text, where, error)`` takes the kind ``explain`` matched on the message
+(``"unknown"`` when none), its details, the message ``text``, the :class:`~autograder.explain_context.Context`
+``where`` and the error itself, and returns the kind and details to explain: the same, or one of the
+causes listed in :mod:`autograder.explain_kinds` without a pattern of their own. What it reads:
+
+* which call raised (``torch.autograd.grad`` or ``backward``; the ``create_graph`` it was passed);
+* whether a frame is the backward of a custom autograd.Function, or autograd's engine (backward);
+* the learner's code around the error (``create_graph=True`` written? saved-tensor hooks? the
+  order of the GradScaler calls; a hook or a checkpoint where Dynamo found a side effect);
+* for a NameError, whether the name is one a notebook's set-up cell defines.
+
+Where nothing tells the causes apart (a bare message), the matched kind's text names them all.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import json
+import re
+from functools import lru_cache
+
+from .explain_context import Context
+from .lessons import COURSE_ROOT
+
+__all__ = ["refine", "setup_names"]
+
+_SIXTEEN = re.compile(r"BFloat16|Half\b|float16|bfloat16", re.IGNORECASE)
+_DTYPE = re.compile(r"\b(BFloat16|Half|Float|Double|float16|bfloat16|float32|float64|float|double)\b")
+_SAVED_HOOKS = r"saved_tensors_hooks|save_on_cpu"
+_DIFFERENTIATE = re.compile(r"autograd\.grad\(|\.backward\(|\bgrad\(")
+_SCALER_CALL = re.compile(r"\b\w*scaler\w*\s*\.\s*(scale|unscale_|step|update)\s*\(", re.IGNORECASE)
+
+
+def refine(kind: str, details: dict, text: str, where: Context, error) -> tuple[str, dict]:
+    """The cause to explain: ``(kind, details)``, see the module's docstring. Never raises."""
+    try:
+        return _refine(kind, dict(details), text, where, error)
+    except Exception:  # noqa: BLE001 -- a refinement must never cost the explanation
+        return kind, details
+
+
+def _refine(kind, d, text, where, error):
+    # what the code does, not what its comments say ("# no scaler.update()")
+    where = dataclasses.replace(
+        where,
+        source=_uncommented(where.source),
+        sources=tuple(_uncommented(code) for code in where.sources),
+    )
+    written = where.source + "\n" + text  # Dynamo quotes the learner's line in its message
+    if kind in ("unknown", "autocast_dtype_mismatch") and where.in_backward and not where.in_function_backward:
+        # During backward, autograd computes with the tensors forward saved; what changes them there is
+        # an unpack hook: seen in the code, in the stack (an error inside it), or, for a dtype mismatch
+        # with a 16-bit tensor (autocast's results meet float32 in forward, not here), registered where
+        # the forward ran.
+        unpack_frame = re.search(r"_engine_run_backward[\s\S]*[:\s]\w*unpack\w*\s*$", where.calls, re.MULTILINE)
+        sixteen = kind == "autocast_dtype_mismatch" and _SIXTEEN.search(
+            text.strip().splitlines()[-1] if text.strip() else ""
+        )
+        if re.search(_SAVED_HOOKS, where.source) or unpack_frame or sixteen:
+            first = (text.strip().splitlines() or [""])[-1][:120]
+            name = type(error).__name__ if isinstance(error, BaseException) else "error"
+            what = "a dtype mismatch" if kind != "unknown" else f"{name}: {first}"
+            return "unpack_hook_backward", {**d, "what": what}
+    if kind == "autocast_dtype_mismatch":
+        message = text.strip().splitlines()[-1] if text.strip() else text
+        if where.in_function_backward and _SIXTEEN.search(message):
+            return "custom_function_autocast", d
+        dtypes = list(dict.fromkeys(_DTYPE.findall(message)))
+        if dtypes and not _SIXTEEN.search(message):
+            return "dtype_mismatch", {**d, "dtypes": " and ".join(dtypes)}
+    elif kind == "not_built":
+        return _not_built(d, where)
+    elif kind == "non_scalar_output":
+        if where.called(r"autograd[/\\]__init__\.py(?::|\", line \d+, in )grad\b") or (
+            not isinstance(error, BaseException) and "autograd.grad(" in text and ".backward(" not in text
+        ):
+            return "grad_outputs_missing", d
+    elif kind == "backward_hook_count":
+        which = d.get("which", "grad_input")
+        return kind, {
+            **d,
+            "got": d.get("got", d.get("got_old", "?")),
+            "expected": d.get("expected", d.get("expected_old", "?")),
+            "which": which,
+            "hook": "pre-hook" if "pre" in d or which == "grad_output" else "hook",
+            "part": "output" if which == "grad_output" else "input",
+        }
+    elif kind == "hook_changed_grad":
+        # PyTorch's wrapper of a module's full backward hooks is named "hook" (torch/utils/hooks.py)
+        module_hooks = re.search(
+            r"register_(?:full_)?backward_(?:pre_)?hook|register_module_full_backward", where.source
+        )
+        if d.get("hook") == "hook" and (module_hooks or not re.search(r"register_hook", where.source)):
+            return "module_hook_changed_grad", d
+    elif kind == "hook_signature":
+        return _hook_signature(d, where)
+    elif kind == "gradcheck_mismatch":
+        if where.called(r"gradcheck\.py:gradgradcheck|in gradgradcheck\b"):
+            return "gradgradcheck_mismatch", d
+        if "numerical:" in text and not re.search(r"float64|double", text):
+            return "gradcheck_float32", d
+    elif kind == "func_captured_mutation":
+        if where.called(r"batchnorm\.py") or re.search(r"BatchNorm|running_(?:mean|var)", written):
+            return "func_buffer_mutation", d
+    elif kind == "numpy_requires_grad":
+        if where.called(r"_functorch|torch[/\\]func\b"):
+            return "func_numpy", d
+    elif kind == "compile_hook_side_effect":
+        if re.search(r"\bcheckpoint\(", written) and not re.search(r"register_\w*hook", written):
+            return "compile_checkpoint_side_effect", d
+    elif kind == "lr_scheduler_order":
+        if re.search(r"GradScaler|\bscaler\b", where.source):
+            return "scaler_skipped_step", d
+    elif kind == "name_not_defined":
+        if d.get("name") in setup_names():
+            return "setup_not_run", d
+    elif kind in ("scaler_call_order", "scaler_not_scaled", "scaler_no_inf_checks", "scaler_update_before_step"):
+        return kind, _scaler_order(kind, d, where)
+    elif kind == "func_output_type":
+        what = (
+            "a single value although has_aux=True was passed"
+            if "aux" in d
+            else f"a {d.get('type', 'non-tensor').strip('<>').replace('class ', '')}"
+        )
+        return kind, {**d, "what": what}
+    return kind, d
+
+
+def _uncommented(code: str) -> str:
+    return re.sub(r"#[^\n]*", "", code)
+
+
+def _not_built(d: dict, where: Context):
+    """The not-built message's causes: inside a Function's backward; a second derivative whose
+    first gradient was taken without create_graph; with it, but constant; or no graph at all."""
+    if where.in_function_backward:
+        return "function_backward_no_grad", d
+    code = where.source
+    if not code:
+        return "not_built", d
+    passed = len(re.findall(r"create_graph\s*=\s*True", code))
+    if passed - (1 if where.create_graph else 0) > 0:
+        return "second_derivative_constant", d
+    if len(_DIFFERENTIATE.findall(code)) >= 2:
+        return "second_derivative_no_create_graph", d
+    return "not_built", d
+
+
+_HOOKS = {
+    # (during backward, arguments given): which hook, and its arguments
+    (True, 3): ("A full backward hook (register_full_backward_hook)", "hook(module, grad_input, grad_output)."),
+    (True, 2): ("A backward pre-hook (register_full_backward_pre_hook)", "hook(module, grad_output)."),
+    (True, 1): (
+        "A tensor hook (register_hook) or a post-accumulate-grad hook",
+        "hook(grad) for register_hook, hook(param) for register_post_accumulate_grad_hook.",
+    ),
+    (False, 3): ("A forward hook (register_forward_hook)", "hook(module, args, output)."),
+    (False, 4): ("A forward hook with with_kwargs=True", "hook(module, args, kwargs, output)."),
+    (False, 2): ("A forward pre-hook (register_forward_pre_hook)", "hook(module, args)."),
+}
+
+
+# Where PyTorch calls hooks: a hook's signature error is raised there, not in the learner's code.
+_HOOK_CALLERS = r"nn[/\\]modules[/\\]module\.py|utils[/\\]hooks\.py|_engine_run_backward|run_backward"
+
+
+def _hook_signature(d: dict, where: Context):
+    function = d.get("function", "")
+    if function.endswith(".backward"):
+        return "custom_function_backward_arity", d
+    if re.search(r"(?:^|\.)forward$", function) or (
+        where.innermost and not re.search(_HOOK_CALLERS, where.innermost)
+    ):  # a module's forward, or a function of yours, called with other arguments: not a hook
+        return "unknown", {}
+    which, signatures = _HOOKS.get(
+        (where.in_backward, int(d.get("given", 0))),
+        (
+            f"The hook {function}",
+            "hook(module, args) / hook(module, args, output) in forward, hook(module, grad_output) / "
+            "hook(module, grad_input, grad_output) in backward, hook(grad) on a tensor.",
+        ),
+    )
+    name = function.rsplit(".", 1)[-1]
+    factory = factory_fix = ""
+    if int(d.get("takes", 0)) < int(d.get("given", 0)) and int(d.get("takes", 0)) <= 1 and name != "<lambda>":
+        # register_forward_hook(get_activation): the function that makes the hook, not the hook
+        factory = (
+            f" If {name} is the function that makes the hook ({name}('name') returns it), it was registered itself."
+        )
+        factory_fix = (
+            f" For a function that makes hooks, register what it returns: ...register_forward_hook({name}('fc'))."
+        )
+    return "hook_signature", {
+        **d,
+        "which": f"{which}, {name},",
+        "signatures": signatures,
+        "factory": factory,
+        "factory_fix": factory_fix,
+    }
+
+
+def _scaler_order(kind: str, d: dict, where: Context) -> dict:
+    """The GradScaler calls in the learner's code, in the order written, and what that order says."""
+    # the outermost code that calls the scaler (the loop, the cell), in the order it is written
+    code = next((code for code in where.sources if _SCALER_CALL.search(code)), "")
+    calls = _SCALER_CALL.findall(code)
+    d = dict(d)
+    d["order"] = f" Your code calls, in this order: {', '.join(calls)}." if calls else ""
+    if kind != "scaler_call_order":
+        return d
+    what = d.get("what", "")
+    if not calls:
+        story = (
+            "Either update() is missing at the end of the previous iteration (then the next unscale_ "
+            "or step comes after step()), or update() comes before step(), or unscale_ is called "
+            "twice, by you and by a helper (it would divide the gradients by the scale twice)."
+        )
+    elif "unscale_() has already been called" in what:
+        story = (
+            f"unscale_ ran twice for this optimizer in one iteration (your code calls scaler.unscale_ in "
+            f"{calls.count('unscale_')} places; a helper that clips may unscale too): once per optimizer "
+            "and iteration is allowed, since a second one would divide the gradients by the scale "
+            "again; scaler.step knows whether it was done."
+        )
+    elif "update" not in calls:
+        story = (
+            f"Your code never calls scaler.update() ({', '.join(calls)}), so the next iteration's "
+            "unscale_ or step still comes after the previous step()."
+        )
+    elif "step" in calls and calls.index("update") < len(calls) - 1 - calls[::-1].index("step"):
+        story = (
+            f"Your code calls update() before step() ({', '.join(calls)}): update() ends the "
+            "iteration, so it must come last, after step()."
+        )
+    elif calls.count("step") > 1:
+        story = f"scaler.step is called {calls.count('step')} times for one update() ({', '.join(calls)})."
+    else:
+        story = f"Your code calls, in this order: {', '.join(calls)}."
+    d["story"] = story
+    d["order"] = ""
+    return d
+
+
+@lru_cache(maxsize=1)
+def setup_names() -> frozenset:
+    """The names that the set-up cells (first code cells) of the course's lessons and exercises
+    define: imports, assignments, functions and classes."""
+    names = set()
+    for path in [*COURSE_ROOT.glob("notebooks/*.ipynb"), *COURSE_ROOT.glob("exercises/*/*.ipynb")]:
+        try:
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+            code = next(("".join(c["source"]) for c in cells if c["cell_type"] == "code"), "")
+            tree = ast.parse("\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))))
+        except (OSError, ValueError, KeyError, SyntaxError, TypeError):
+            continue
+        for node in tree.body:  # module level only: what the cell leaves defined
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.With, ast.For)):
+                targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+                for target in filter(None, targets):  # not a, x, h: names a learner may mean as their own
+                    names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name) and len(n.id) > 2)
+    return frozenset(names - {"*", "_"})

@@ -1,0 +1,135 @@
+"""Is the explainer loaded in the kernel that `./course lab` starts, with no set-up cell run?
+
+A learner who opens a lesson and runs a cell below the set-up cell meets a raw
+``NameError: name 'torch' is not defined``; the course's kernel (jupyter/kernels/python3, which
+`./course lab` puts first on JUPYTER_PATH) loads the explainer itself, so the error is followed by
+"run the set-up cell first". Tested as a learner meets it: `./course lab` in a copy of the course, a
+notebook session opened through the server's REST API as JupyterLab opens one, and cells executed
+over the kernel's websocket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import time
+import urllib.parse
+import urllib.request
+import uuid
+
+import pytest
+
+from tests.files import fresh_jupyter_env
+from tests.test_browser import ARTIFACTS, URL_PRINTED, _free_port, _stop, course_copy
+
+
+@pytest.fixture(scope="module")
+def course_server(tmp_path_factory):
+    """`./course lab --no-browser --port PORT` in a copy of the course with a fresh Jupyter
+    configuration; yields (base URL, token)."""
+    tmp = tmp_path_factory.mktemp("course-kernel")
+    root = course_copy(tmp / "course")
+    env = fresh_jupyter_env(os.environ, tmp)
+    env.pop("JUPYTER_PATH", None)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log_path = ARTIFACTS / "course-kernel.log"
+    port = _free_port()
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            ["./course", "lab", "--no-browser", f"--port={port}", "--ServerApp.port_retries=0"],
+            cwd=root,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    urls = []
+    try:
+        deadline = time.monotonic() + 120
+        while not (urls := URL_PRINTED.findall(log_path.read_text())):
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"./course lab printed no URL:\n{log_path.read_text()[-3000:]}")
+            time.sleep(0.3)
+        parts = urllib.parse.urlsplit(urls[0])
+        yield f"{parts.scheme}://{parts.netloc}", urllib.parse.parse_qs(parts.query)["token"][0]
+    finally:
+
+        def shutdown():
+            base, token = f"http://127.0.0.1:{port}", urllib.parse.parse_qs(urllib.parse.urlsplit(urls[0]).query)
+            request = urllib.request.Request(
+                f"{base}/api/shutdown", method="POST", headers={"Authorization": f"token {token['token'][0]}"}
+            )
+            urllib.request.urlopen(request, timeout=10).close()
+
+        _stop(process, shutdown)
+
+
+def _api(base: str, token: str, path: str, body: dict | None = None) -> dict:
+    request = urllib.request.Request(
+        f"{base}{path}",
+        data=None if body is None else json.dumps(body).encode(),
+        method="GET" if body is None else "POST",
+        headers={"Authorization": f"token {token}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=120) as response:
+        return json.loads(response.read())
+
+
+async def _execute(url: str, cells: list[str]) -> list[list[dict]]:
+    """Run each cell in the kernel at the websocket ``url``; the iopub messages (msg_type, content)
+    each produced, until the kernel was idle again."""
+    from tornado.websocket import websocket_connect
+
+    socket = await websocket_connect(url)
+    results = []
+    for code in cells:
+        msg_id = uuid.uuid4().hex
+        header = {
+            "msg_id": msg_id,
+            "msg_type": "execute_request",
+            "username": "learner",
+            "session": "s",
+            "version": "5.3",
+        }
+        content = {"code": code, "silent": False, "store_history": True, "user_expressions": {}, "allow_stdin": False}
+        message = {"header": header, "parent_header": {}, "metadata": {}, "content": content, "channel": "shell"}
+        await socket.write_message(json.dumps(message))
+        outputs = []
+        while True:
+            reply = json.loads(await asyncio.wait_for(socket.read_message(), 120))
+            if reply.get("parent_header", {}).get("msg_id") != msg_id or reply["channel"] != "iopub":
+                continue
+            if reply["msg_type"] == "status" and reply["content"]["execution_state"] == "idle":
+                break
+            outputs.append({"msg_type": reply["msg_type"], **reply["content"]})
+        results.append(outputs)
+    socket.close()
+    return results
+
+
+def test_a_lesson_without_its_set_up_cell_says_run_the_set_up_cell(course_server):
+    """In a lesson opened with `./course lab`, does a cell run before the set-up cell (torch not
+    imported) get its NameError followed by the explanation "run the set-up cell first", and an
+    autograd error after the set-up cell's own %load_ext one explanation, not two?"""
+    base, token = course_server
+    assert _api(base, token, "/api/kernelspecs")["default"] == "python3"
+    session = _api(
+        base,
+        token,
+        "/api/sessions",
+        {"path": "notebooks/10_hooks.ipynb", "type": "notebook", "name": "", "kernel": {"name": "python3"}},
+    )
+    kernel = session["kernel"]["id"]
+    url = f"{base.replace('http', 'ws', 1)}/api/kernels/{kernel}/channels?token={token}"
+    skipped, loaded_again = asyncio.run(
+        _execute(url, ["x = torch.ones(2)", "%load_ext autograder\nimport torch\ntorch.ones(2).sum().backward()"])
+    )
+    error = next(o for o in skipped if o["msg_type"] == "error")
+    assert error["ename"] == "NameError" and "torch" in error["evalue"]
+    explanations = [o["data"]["text/plain"] for o in skipped if o["msg_type"] == "display_data"]
+    assert len(explanations) == 1 and "(setup_not_run)" in explanations[0]
+    assert "Run the set-up cell first" in " ".join(explanations[0].split())
+    again = [o["data"]["text/plain"] for o in loaded_again if o["msg_type"] == "display_data"]
+    assert len(again) == 1 and "(not_built)" in again[0]

@@ -43,6 +43,7 @@ from .judge import judge
 __all__ = [
     "CheckFailed",
     "Checked",
+    "answered",
     "WITHHELD",
     "at_most",
     "call",
@@ -122,6 +123,21 @@ def call(fn: Callable, *args, **kwargs) -> Any:
         cause = f"\n{explained.cause}" if explained.kind != "unknown" else ""
         where = _learner_line(error.__traceback__)
         raise CheckFailed(f"{name} raised {type(error).__name__}: {first}{where}{cause}") from None
+
+
+def answered(name: str, namespace: Mapping[str, Any]) -> None:
+    """Make sure the answer cell defined ``name`` (a class, say, whose released stub raises in its body,
+    so the name never exists): a check cell calls it first, so that a blank answer reads "not answered
+    yet", not a ``NameError``.
+
+    Raises:
+        CheckFailed: ``name`` is not defined in ``namespace`` (the notebook's globals).
+    """
+    __tracebackhide__ = True
+    if name not in namespace:
+        raise CheckFailed(
+            f"{name} is not answered yet: its answer cell still raises NotImplementedError (or has not been run)."
+        )
 
 
 def _unanswered(error: BaseException) -> str | None:
@@ -214,6 +230,8 @@ def tensor(
     name: str = "value",
     show_values: bool = True,
     causes: Mapping | None = None,
+    choice: str | None = None,
+    tolerance_by: Mapping[str, Mapping[str, float]] | None = None,
     **tolerance,
 ) -> None:
     """Check one tensor against a reference with :func:`autograder.compare.diagnose`.
@@ -225,6 +243,12 @@ def tensor(
     :func:`~autograder.compare.diagnose`): plain numbers and strings, computed from the check's
     inputs (or inside a REFERENCE region when they depend on a reference).
 
+    Where a question lets the learner choose (a dtype: ``"torch.bfloat16"``), ``choice`` is what the
+    learner's code chose, as the check observed it, and ``tolerance_by`` the tolerance of each allowed
+    choice (``{"torch.float16": {"rtol": 1e-2, "atol": 1e-3}, ...}``): the record then carries the
+    choice with the value, so the class grader applies the tolerance of the learner's choice, not of
+    the solution's; a choice not in ``tolerance_by`` fails.
+
     Raises:
         CheckFailed: with the diagnosis when the values differ.
     """
@@ -232,6 +256,9 @@ def tensor(
     options = dict(tolerance, show_values=show_values)
     if causes:
         options["causes"] = dict(causes)
+    if tolerance_by is not None:
+        options["tolerance_by"] = {str(k): dict(v) for k, v in tolerance_by.items()}
+        received = (str(choice), received)
     _check(Checked(name, "tensor", received, expected, options))
 
 
@@ -290,12 +317,14 @@ def nbytes(
     unsaved: dict[str, int] | None = None,
     step: int | None = None,
     extra: dict[str, int] | None = None,
+    element_size: int | None = None,
 ) -> None:
     """Check a memory figure in bytes (an ``int``), exactly, with
     :func:`autograder.compare.diagnose_bytes`, which names what a difference is made of:
     ``parts``, bytes of each storage the reference saves, by name; ``unsaved``, bytes of tensors
     the computation makes but no Node saves; ``step``, bytes of one step's graph (a loop);
-    ``extra``, bytes a known wrong run adds, named by what adds them.
+    ``extra``, bytes a known wrong run adds, named by what adds them; ``element_size``, bytes per
+    element of the figure's dtype when it has one (no "elements rather than bytes" another size rules out).
 
     Raises:
         CheckFailed: with the diagnosis.
@@ -312,6 +341,7 @@ def nbytes(
                 "unsaved": unsaved or {},
                 "step": step,
                 "extra": extra or {},
+                "element_size": element_size,
                 "show_values": show_values,
             },
         )

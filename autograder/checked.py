@@ -72,7 +72,7 @@ class Checked:
             ``"predictions"``.
         received: what the learner's code produced (a tensor, a dict of tensors, an int, ...).
         expected: the reference, or :data:`WITHHELD` in class grading.
-        options: how to judge: ``rtol``/``atol``/``allow_graph``/``causes`` (tensor, grads),
+        options: how to judge: ``rtol``/``atol``/``allow_graph``/``causes`` (tensor, grads), ``tolerance_by`` (tensor),
             ``hint`` (value, grads, at_most), ``parts``/``unsaved``/``step`` (nbytes), ``reasons``
             (predictions), ``show_values`` (all).
     """

@@ -304,10 +304,26 @@ def diagnose(
         False,
         "mismatch",
         f"{name} differs from the expected value (relative error"
-        f" {rel:.1e}, tolerance rtol={rtol:g}, atol={atol:g}).{cause}",
+        f" {rel:.1e} in max-norm; {_worst_element(r, e, rtol, atol)}).{cause}",
         rel,
         s,
         cause=cause_key("tensor.mismatch", cause) if cause else "",
+    )
+
+
+def _worst_element(r: torch.Tensor, e: torch.Tensor, rtol: float, atol: float) -> str:
+    """The test that failed, in words: each element must satisfy |r - e| <= atol + rtol * |e|; the
+    element that misses it by the largest factor, with its error and what was allowed there (the
+    relative error above is a max-norm ratio, which is not what was compared)."""
+    diff = (r - e).abs().to(torch.float64)
+    allowed = atol + rtol * e.abs().to(torch.float64)
+    ratio = torch.where(torch.isnan(diff), torch.full_like(diff, math.inf), diff / allowed)
+    worst = int(ratio.reshape(-1).argmax())
+    got, bound = diff.reshape(-1)[worst].item(), allowed.reshape(-1)[worst].item()
+    off = "is NaN" if math.isnan(got) else f"is off by {got:.2g} where {bound:.2g} is allowed"
+    return (
+        f"the test is elementwise, |received - expected| <= atol + rtol * |expected| with rtol={rtol:g},"
+        f" atol={atol:g}, and its worst element {off}"
     )
 
 
@@ -335,6 +351,7 @@ def diagnose_bytes(
     unsaved: dict[str, int] | None = None,
     step: int | None = None,
     extra: dict[str, int] | None = None,
+    element_size: int | None = None,
 ) -> Diagnosis:
     """Compare a memory figure (``int`` bytes) with the reference, exactly, and name what the
     difference is made of.
@@ -352,6 +369,9 @@ def diagnose_bytes(
             them counted k steps' graphs too many (or too few) at that moment.
         extra: bytes that a known wrong run adds, named by what adds them (a measured figure:
             ``{"what the backbone saves when it runs in grad mode": 1536}``).
+        element_size: bytes per element of the dtype the figure counts, when there is one: a figure
+            1/k of the reference is said to count elements only when k is that size (a figure in
+            float32 that is 1/2 of the reference is not elements: 2 B is no float32 size).
 
     The difference is matched first against one part, one unsaved tensor or one step's graph,
     then the ratios (2x: everything counted twice; 8x: bits; k x: k graphs where one is alive),
@@ -476,13 +496,14 @@ def diagnose_bytes(
         if any(n in unsaved for combo in combos for n in combo):
             return unsaved_message(combos)
         return saved_message(combos)
-    for factor in (2, 4, 8):
+    for factor in (2, 4, 8) if element_size is None else (element_size,):
         if expected and received * factor == expected:
             return Diagnosis(
                 False,
                 "fraction",
                 f"{name} is 1/{factor} of the expected figure: elements "
-                f"rather than bytes? Multiply by element_size() ({factor} B here?).",
+                f"rather than bytes? Multiply by element_size() ({factor} B"
+                f"{' here' if element_size else ' here?'}).",
                 rel,
             )
     return Diagnosis(False, "mismatch", f"{name} differs from the expected figure by {diff:+d} B.", rel)

@@ -39,10 +39,20 @@ def _shown(received, expected, options: dict) -> str:
 
 
 def _judge_tensor(received, expected, name: str, options: dict) -> tuple[bool, str]:
+    by = options.get("tolerance_by")
+    if isinstance(by, Mapping):  # the tolerance follows the learner's choice (check.tensor's choice)
+        choice = received[0] if isinstance(received, tuple) and len(received) == 2 else None
+        if not isinstance(choice, str) or not isinstance(by.get(choice), Mapping):
+            allowed = " or ".join(map(str, by))
+            used = f"{name}: the question allows {allowed}; your code used {str(choice)[:60]}."
+            return False, keyed(used, "tensor.choice")
+        received, options, received_choice = received[1], {**options, **by[choice]}, choice
     result = _diagnose(received, expected, name, options)
     if result.ok:
         return True, f"OK {name}"
-    return False, keyed(result.message + _shown(received, expected, options), result.cause or f"tensor.{result.kind}")
+    chosen = f"\n  (the tolerance of {received_choice}, which your code chose)" if isinstance(by, Mapping) else ""
+    message = result.message + chosen + _shown(received, expected, options)
+    return False, keyed(message, result.cause or f"tensor.{result.kind}")
 
 
 def _cause(result, received, expected, name: str) -> str:
@@ -126,6 +136,7 @@ def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, s
         options.get("unsaved") or {},
         options.get("step"),
         options.get("extra") or {},
+        options.get("element_size"),
     )
     if result.ok:
         return True, f"OK {name}"
@@ -133,7 +144,18 @@ def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, s
     # a number gets its unit; anything else (None, a tensor, a string) is shown as it came
     got = f"{received} B" if isinstance(received, int) and not isinstance(received, bool) else repr(received)
     shown = f"\n  expected: {expected} B\n  received: {got}" if options.get("show_values", True) else ""
-    return False, keyed(result.message + shown, cause)
+    return False, keyed(result.message + _breakdown(result.kind, options) + shown, cause)
+
+
+def _breakdown(kind: str, options: dict) -> str:
+    """For a difference made of no known part: what the reference figure is made of, part by part
+    (sizes only where values are shown: together they give the expected figure)."""
+    parts = options.get("parts") or {}
+    if kind not in ("mismatch", "multiple", "fraction") or not isinstance(parts, Mapping) or not parts:
+        return ""
+    sized = options.get("show_values", True)
+    listed = "; ".join(f"{part} ({size} B)" if sized else str(part) for part, size in parts.items())
+    return f"\n  The expected figure is made of: {listed}."
 
 
 def _judge_predictions(received, expected, name: str, options: dict) -> tuple[bool, str]:

@@ -1,5 +1,6 @@
 """Do the learner-facing checks pass, fail and explain as a learner needs?"""
 
+import re
 import warnings
 
 import pytest
@@ -334,3 +335,21 @@ def test_gradients_wrong_by_no_constant_factor_get_one_diagnosis():
     with pytest.raises(check.CheckFailed) as info:
         check.grads(received, expected, name="gradients", causes={"mismatch": cause})
     assert str(info.value).count(cause) == 1 and "(the same for b)" in str(info.value)
+
+
+def test_the_tolerance_follows_the_learners_choice():
+    """With tolerance_by, is a value judged with the tolerance of the choice the learner's code made (the
+    grader too, from the solution's record), and is a choice the question does not allow named?"""
+    expected = torch.ones(4)
+    rounded = expected + 0.03  # within bfloat16's tolerance, not float16's
+    by = {"torch.float16": {"rtol": 1e-2, "atol": 1e-3}, "torch.bfloat16": {"rtol": 8e-2, "atol": 8e-3}}
+    check.tensor(rounded, expected, name="g", choice="torch.bfloat16", tolerance_by=by)
+    with pytest.raises(check.CheckFailed, match=re.escape("the tolerance of torch.float16, which your code chose")):
+        check.tensor(rounded, expected, name="g", choice="torch.float16", tolerance_by=by)
+    with pytest.raises(
+        check.CheckFailed, match=re.escape("allows torch.float16 or torch.bfloat16; your code used torch.float32")
+    ):
+        check.tensor(expected, expected, name="g", choice="torch.float32", tolerance_by=by)
+    solution = check.Checked("g", "tensor", ("torch.float16", expected), expected, {"tolerance_by": by})
+    learner = check.Checked("g", "tensor", ("torch.bfloat16", rounded), solution.expected, solution.options)
+    assert check.judge(learner)[0]

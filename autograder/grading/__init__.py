@@ -16,7 +16,12 @@ status      every status string of grades.csv
 names       ids from submissions as data: checked, CSV cells without formulas, terminal text escaped
 feedback    the learner's feedback page (no hidden tests, no tracebacks)
 feedback_page  that page written directly as HTML, everything from a submission escaped
-batch       a whole class in parallel: grades.csv and feedback pages
+batch       a whole class in parallel, each result recorded in the store as it finishes
+intake/     how submissions come in: nbgrader's exchange (timestamp.txt), an LMS zip unpacked safely
+store/      nbgrader's gradebook as the store (one transaction per submission, late penalties,
+            a lock per SQLite gradebook) and the views written from it (grades.csv)
+out/        files for people: autograded/ and feedback/ in nbgrader's layout (formgrader,
+            release_feedback), exports (per question, per student, Canvas's import)
 nbgrader_cli  plain nbgrader commands on the course or a copy of it
 release     exercises/ from solutions/ with nbgrader generate_assignment
 demo        a demo class of correct, blank and typical-mistake submissions
@@ -24,9 +29,15 @@ stubs       the release's stubs: which questions a submission left unanswered
 report      the class report from the gradebook: pass rates and causes (``autograder.causes``)
 report_page the report as one offline HTML page, plots as embedded PNG
 
+A submission's path: intake (a SUBMITTED folder, what ``nbgrader collect`` left, an LMS zip) ->
+batch -> grade_one -> runner -> sandbox -> fork server; its result: verdict -> store (nbgrader's
+gradebook, in the grader's main thread) -> views (grades.csv), feedback pages, out (nbgrader's
+layout, exports).
+
 The processes, and what crosses between them::
 
-    grader (python -m autograder grade)           trusted: sources, solutions' records, SUBMITTED, OUT
+    grader (python -m autograder grade)           trusted: sources, solutions' records, SUBMITTED, OUT;
+      │                                           writes the gradebook, from its main thread only
       └─ grading thread x --jobs                  reads one submission, sends its cells, judges, writes feedback
            └─ bwrap container (one per thread)    new user/PID/net/IPC/UTS namespaces, read-only /usr,
                 │                                 Python and the autograder package only; tmpfs /tmp

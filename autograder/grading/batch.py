@@ -1,16 +1,18 @@
 """Grade a class: every ``SUBMITTED/<student_id>/<assignment_id>/<notebook>.ipynb`` in parallel.
 
-Writes ``OUT/grades.csv`` and ``OUT/feedback/<student_id>/<assignment_id>.html``. Submissions are
-only read. First each assignment's solution runs once (its records are the references); then
-``jobs`` grading threads each keep one sandbox (a warm fork server in a bubblewrap container) and
-grade one submission at a time in a fresh process of it. A sandbox that stops answering is
-replaced; every process a submission started is gone before the next one starts, and all of them
-before this function returns, so nothing can change ``grades.csv`` afterwards.
+Each graded submission is recorded in nbgrader's gradebook (``store``) as soon as it is graded,
+one transaction each, so a run killed halfway keeps every submission finished before; then
+``OUT/grades.csv`` is written from the store (every submission it holds, not only this run's)
+with the feedback pages ``OUT/feedback/<student_id>/<assignment_id>.html``. Submissions are only
+read. First each assignment's solution runs once (its records are the references); then ``jobs``
+grading threads each keep one sandbox (a warm fork server in a bubblewrap container) and grade
+one submission at a time in a fresh process of it. A sandbox that stops answering is replaced;
+every process a submission started is gone before the next one starts, and all of them before
+this function returns, so nothing can change ``grades.csv`` afterwards.
 """
 
 from __future__ import annotations
 
-import csv
 import os
 import sys
 import threading
@@ -25,15 +27,26 @@ from . import status
 from .assemble import questions
 from .feedback import feedback_html
 from .grade_one import QuestionResult, Result, SolutionFails, grade_notebook, solution_records
+from .intake.exchange import submission_timestamp
 from .limits import Limits
-from .names import UnsafeId, check_id, csv_cell
+from .names import UnsafeId, check_id
+from .out.course_files import place_feedback, write_autograded
 from .progress import GradingBar, solutions_bar
 from .sandbox import Sandbox, SandboxError, sandbox_problem
-from .shards import in_shard
+from .shards import in_shard, one_writer_at_a_time, part_url
+from .store.config import course_config
+from .store.gradebook import Store
+from .store.views import CSV_COLUMNS, grade_rows, number, write_csv
 
-__all__ = ["Submission", "SandboxUnavailable", "find_submissions", "load_sources", "grade_class", "CSV_COLUMNS"]
-
-CSV_COLUMNS = ["student_id", "assignment_id", "score", "max_score", "status", "failed"]
+__all__ = [
+    "Submission",
+    "SandboxUnavailable",
+    "find_submissions",
+    "load_sources",
+    "grade_class",
+    "default_db_url",
+    "CSV_COLUMNS",
+]
 
 
 class SandboxUnavailable(RuntimeError):
@@ -100,14 +113,22 @@ def render_feedback(pages: ProcessPoolExecutor, result: Result, page: Path) -> N
 
 
 def _row(result: Result) -> dict:
+    """A submission's ``grades.csv`` row as graded now (no store: an unknown assignment)."""
     return dict(
         student_id=result.student_id,
         assignment_id=result.assignment_id,
-        score=f"{result.score:g}",
-        max_score=f"{result.max_score:g}",
+        score=number(result.score),
+        max_score=number(result.max_score),
         status=result.status,
         failed=" ".join(q.grade_id for q in result.questions if q.score < q.points),
+        late_penalty="0",
+        timestamp="",
     )
+
+
+def default_db_url(out: Path) -> str:
+    """The store of a run with no ``db_url``: ``OUT/gradebook.db`` (never the course's)."""
+    return "sqlite:///" + str(Path(out).resolve() / "gradebook.db")
 
 
 class _Sandboxes:
@@ -137,28 +158,49 @@ def grade_class(
     progress: bool = True,
     limits: Limits = Limits(),
     sandboxed: bool = True,
+    db_url: str | None = None,
+    course: Path | None = None,
+    students: list[str] | None = None,
+    assignments: list[str] | None = None,
+    duedates: dict[str, str] | None = None,
+    changes: dict | None = None,
+    notes: list[str] | None = None,
     references=None,
     shard: tuple[int, int] | None = None,
 ) -> list[dict]:
-    """Grade every submission under ``submitted`` with ``jobs`` grading threads (default: the
-    number of CPU cores), each with its own sandbox, and write ``out/grades.csv`` and the
-    feedback pages.
+    """Grade the submissions under ``submitted`` with ``jobs`` grading threads (default: the
+    number of CPU cores), each with its own sandbox; record each in the store as it finishes;
+    then write ``out/grades.csv`` from the store, and the feedback pages.
 
     Args:
         sandboxed: False (``--no-sandbox``) runs submissions without bubblewrap, for notebooks
             the instructor trusts; every status then says ``(no sandbox)``.
+        db_url: the gradebook (nbgrader's ``db_url``); default ``default_db_url(out)``.
+        course: an nbgrader course folder: its ``nbgrader_config.py`` is read (late-submission
+            plugin, stubs) and the graded notebooks and feedback pages are also written in its
+            ``autograded/`` and ``feedback/`` (for formgrader and ``release_feedback``).
+        students, assignments: grade only these (None: all); every other result in the store stays.
+        duedates: ``{assignment_id: due date}`` (any text ``nbgrader.utils.parse_utc`` reads)
+            written into the gradebook before grading; otherwise the gradebook's due dates apply.
+        changes: when given, filled with ``{(student_id, assignment_id): (old score or None, new)}``.
+        notes: when given, gets a line per problem met that did not stop grading (a timestamp
+            that could not be read, say).
         references: a ``saved_references.SavedReferences`` (``--references refs.json``): the
             solutions' records are loaded from it instead of running the solutions.
-        shard: ``(K, N)`` (``--shard K/N``): only the submissions of shard K of N (``shards``).
+        shard: ``(K, N)`` (``--shard K/N``): only the submissions of shard K of N (``shards``),
+            recorded into ``db_url`` when it is a server database, else into the part gradebook
+            ``shards.part_url`` names; no ``grades.csv`` (``merge`` writes it when all are done).
 
     Returns:
-        The CSV rows (dicts with the keys of ``CSV_COLUMNS``), sorted by student and assignment.
+        This run's rows (dicts with the keys of ``CSV_COLUMNS``, as in ``grades.csv``), sorted by
+        student and assignment.
 
     Raises:
         FileNotFoundError: ``submitted`` or ``solutions`` is not a folder.
         StaleReferences: ``references`` were not saved from these solutions (nothing is written).
         SandboxUnavailable: ``sandboxed`` and bubblewrap cannot run here, or the sandbox does not
             start (the message says why, with bwrap's own words, and how to fix it).
+        store.gradebook.StoreBusy: another run is writing to the same SQLite gradebook.
     """
     for folder in (submitted, solutions):
         if not folder.is_dir():
@@ -166,10 +208,48 @@ def grade_class(
     if sandboxed and (problem := sandbox_problem()):
         raise SandboxUnavailable(problem)
     sources = load_sources(solutions)
-    submissions = [s for s in find_submissions(submitted, sources) if in_shard(s.student_id, s.assignment_id, shard)]
+    submissions = [
+        s
+        for s in find_submissions(submitted, sources)
+        if (not students or s.student_id in students)
+        and (not assignments or s.assignment_id in assignments)
+        and in_shard(s.student_id, s.assignment_id, shard)
+    ]
     if references is not None:  # saved references: refuse stale ones before anything is written
         references.check({s.assignment_id for s in submissions if s.assignment_id in sources})
+    notes = notes if notes is not None else []
+    changes = changes if changes is not None else {}
     out.mkdir(parents=True, exist_ok=True)
+    url = part_url(db_url or default_db_url(out), out, shard)
+    with one_writer_at_a_time(url, shard):  # shards sharing a server gradebook make its tables in turn
+        store = Store(url, course_config(course))
+        try:
+            todo = [s for s in submissions if s.assignment_id in sources]
+            for assignment in sorted({s.assignment_id for s in todo}):
+                store.prepare(assignment, sources[assignment][0], sources[assignment][1])
+            for assignment, due in (duedates or {}).items():
+                store.set_duedate(assignment, due)
+        except BaseException:
+            store.close()
+            raise
+    try:
+        rows = _grade_into(
+            store, submitted, out, sources, submissions, todo, jobs, progress, limits, sandboxed, course, changes,
+            notes, references,
+        )  # fmt: skip
+        if shard is None:  # a shard writes no view: the other shards may still be grading
+            write_csv(out / "grades.csv", CSV_COLUMNS, grade_rows(store))
+    finally:
+        store.close()
+    rows.sort(key=lambda r: (r["student_id"], r["assignment_id"]))
+    return rows
+
+
+def _grade_into(
+    store, submitted, out, sources, submissions, todo, jobs, progress, limits, sandboxed, course, changes, notes,
+    references=None,
+) -> list[dict]:  # fmt: skip
+    """Grade ``todo`` and record each result in ``store`` from this thread (one connection)."""
     sandboxes = _Sandboxes(limits, sandboxed)
     saved, references, broken = references, {}, {}
 
@@ -183,8 +263,8 @@ def grade_class(
         except SolutionFails as error:
             broken[assignment] = status.not_graded(str(error))
 
-    def grade(submission: Submission) -> dict:
-        source = sources[submission.assignment_id][1]
+    def grade(submission: Submission) -> Result:
+        notebook_file, source = sources[submission.assignment_id]
         if submission.linked or submission.assignment_id in broken:  # nothing runs; every question 0
             why = status.LINKED if submission.linked else broken[submission.assignment_id]
             result = Result(
@@ -219,7 +299,12 @@ def grade_class(
         except Exception as error:  # noqa: BLE001 -- nor does its page: the row and a page of the summary stay
             result.status, result.notebook = status.grader_error(error), None
             write_feedback(result, page)
-        return _row(result)
+        if course is not None:
+            folder = _folder(submitted, submission)
+            write_autograded(course, result.student_id, result.assignment_id, notebook_file, result.notebook, folder)
+            place_feedback(course, result.student_id, result.assignment_id, notebook_file, page, folder)
+        result.notebook = None  # the store does not need it; free it before the next one
+        return result
 
     rows = [
         dict(
@@ -229,11 +314,13 @@ def grade_class(
             max_score="0",
             status=status.UNKNOWN_ASSIGNMENT,
             failed="",
+            late_penalty="0",
+            timestamp="",
         )
         for s in submissions
         if s.assignment_id not in sources
     ]
-    todo = [s for s in submissions if s.assignment_id in sources]
+    by_key = {(s.student_id, s.assignment_id): s for s in todo}
     workers = jobs or os.cpu_count() or 1
     pages = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
     try:
@@ -250,18 +337,29 @@ def grade_class(
             grading = GradingBar(len(todo), workers, progress)
             try:  # a notebook's time is timed after its thread's sandbox started (progress.py)
                 for future in as_completed([pool.submit(grading.timed(grade, sandboxes.get), s) for s in todo]):
-                    rows.append(future.result())
+                    result = future.result()
+                    submission = by_key[(result.student_id, result.assignment_id)]
+                    timestamp, problem = _timestamp(submitted, submission)
+                    if problem:
+                        notes.append(f"{result.student_id}/{result.assignment_id}: {problem}")
+                    recorded = store.record(result, sources[result.assignment_id][0], timestamp)
+                    changes[(result.student_id, result.assignment_id)] = (recorded.old, recorded.new)
                     grading.advance()
             finally:
                 grading.close()
     finally:
         sandboxes.close()
         pages.shutdown(cancel_futures=True)
-    rows.sort(key=lambda r: (r["student_id"], r["assignment_id"]))
-    partial = out / "grades.csv.partial"
-    with open(partial, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=CSV_COLUMNS)
-        writer.writeheader()
-        writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows)
-    partial.replace(out / "grades.csv")
+    graded = set(changes)
+    rows += [r for r in grade_rows(store) if (r["student_id"], r["assignment_id"]) in graded]
     return rows
+
+
+def _folder(submitted: Path, submission: Submission) -> Path | None:
+    """The submission's folder, None when it is (or sits under) a symbolic link: nothing is read there."""
+    return None if submission.linked else submitted / submission.student_id / submission.assignment_id
+
+
+def _timestamp(submitted: Path, submission: Submission):
+    folder = _folder(submitted, submission)
+    return submission_timestamp(folder) if folder is not None else (None, "")

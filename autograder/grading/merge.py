@@ -11,19 +11,15 @@ manual scores and comments given in the target (formgrader) are kept, since part
 
 from __future__ import annotations
 
-import os
-import shutil
-import sys
 from pathlib import Path
 
 from nbgrader.api import Comment, Grade, Gradebook, MissingEntry, SubmittedAssignment, SubmittedNotebook
 from sqlalchemy import MetaData, Table, inspect
 
-__all__ = ["STATUS_TABLE", "merge_gradebooks", "db_url"]
+from .store.gradebook import STATUS_TABLE, Store
+from .store.views import CSV_COLUMNS, grade_rows, write_csv
 
-# The grader's status per submission: a table of its own beside nbgrader's (the store writes it),
-# keyed by nbgrader's SubmittedAssignment id, which differs between a part and the target.
-STATUS_TABLE = "autograder_status"
+__all__ = ["merge_gradebooks", "db_url"]
 
 
 def db_url(path_or_url: str) -> str:
@@ -105,8 +101,9 @@ def _submission(part_sub, target: Gradebook):
 
 
 def _statuses(part: Gradebook, target: Gradebook, ids: dict[str, str]) -> None:
-    """Copy the part's status rows (``STATUS_TABLE``, when it has one) to the target, each under
-    the target's id of the same submission (``ids``: part id -> target id)."""
+    """Copy the part's status rows (the store's ``STATUS_TABLE``, keyed by nbgrader's
+    SubmittedAssignment id, when the part has one) to the target, each under the target's id of
+    the same submission (``ids``: part id -> target id)."""
     if not inspect(part.engine).has_table(STATUS_TABLE):
         return
     theirs = Table(STATUS_TABLE, MetaData(), autoload_with=part.engine)
@@ -121,26 +118,23 @@ def _statuses(part: Gradebook, target: Gradebook, ids: dict[str, str]) -> None:
             write.execute(mine.insert(), rows)
 
 
-def _alembic_on_path() -> None:
-    """nbgrader versions a new gradebook by running ``alembic`` from PATH: put this interpreter's
-    ``bin/`` (where pip installed it) on PATH when it is not there."""
-    if shutil.which("alembic") is None:
-        os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
-
-
-def merge_gradebooks(parts: list[str], target: str) -> int:
+def merge_gradebooks(parts: list[str], target: str, out: Path | None = None) -> int:
     """Copy every part gradebook into the ``target`` gradebook (database URLs or SQLite file
-    paths); each part is one transaction. Returns the number of submissions copied.
+    paths), each part in one transaction, through the store (``store.gradebook.Store``: on SQLite,
+    no ``grade`` run writes the target meanwhile); with ``out``, then write ``out/grades.csv``
+    from the target (every submission it holds). No parts: only the view is written (shards that
+    shared a server gradebook). Returns the number of submissions copied.
 
     Raises:
-        FileNotFoundError: a part is a file path that does not exist (nothing of it is copied).
+        FileNotFoundError: a part is a file path that does not exist (nothing is copied).
+        store.gradebook.StoreBusy: a ``grade`` run is writing to the SQLite target.
     """
     for part in parts:
         if "://" not in part and not Path(part).is_file():
             raise FileNotFoundError(f"no such part gradebook: {part}")
     copied = 0
-    _alembic_on_path()
-    with Gradebook(db_url(target)) as into:
+    with Store(db_url(target)) as store:
+        into = store.gb
         for part in parts:
             with Gradebook(db_url(part)) as source:
                 _structure(source, into)
@@ -148,11 +142,14 @@ def merge_gradebooks(parts: list[str], target: str) -> int:
                 try:
                     for assignment in source.assignments:
                         for part_sub in assignment.submissions:
-                            ids[part_sub.id] = _submission(part_sub, into).id
+                            with into.db.no_autoflush:  # rows are built whole before anything is written
+                                ids[part_sub.id] = _submission(part_sub, into).id
                     into.db.commit()
                 except BaseException:
                     into.db.rollback()
                     raise
                 _statuses(source, into, ids)
                 copied += len(ids)
+        if out is not None:
+            write_csv(Path(out) / "grades.csv", CSV_COLUMNS, grade_rows(store))
     return copied

@@ -3,8 +3,10 @@ answers written in unusual ways: a corpus to keep the grader's feedback honest.
 
 ``WRONG = {exercise: {student_id: {"answers": {answer grade_id: source}, "fails": {test grade_id: phrase},
 "cause": what the learner actually did}}}``, as the typical mistakes, where each phrase is the words of
-the feedback that name the actual cause (not merely that the value is wrong). ``CORRECT = {exercise:
-{student_id: {"answers": {...}}}}``: each must get full marks. Used by ``tests/grading/test_corpus.py``.
+the feedback that name the actual cause (not merely that the value is wrong); an entry whose feedback does not
+fully name it says so in ``"named"`` (how far it does), and its phrase is then the nearest words it has.
+``CORRECT = {exercise: {student_id: {"answers": {...}}}}``: each must get full marks.
+Used by ``tests/grading/test_corpus.py``.
 """
 
 WRONG = {
@@ -431,3 +433,9 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
         }
     },
 }
+
+from tests.grading.corpus_9_14 import CORRECT as _CORRECT_9_14  # noqa: E402 -- chapters 9 to 14, kept apart
+from tests.grading.corpus_9_14 import WRONG as _WRONG_9_14  # noqa: E402
+
+WRONG.update(_WRONG_9_14)
+CORRECT.update(_CORRECT_9_14)

@@ -566,7 +566,13 @@ def test_nothing_survives_the_grading(graded_class):
     assert graded_class["survivors"] == []
     assert _survivors() == []
     assert (graded_class["out"] / "grades.csv").read_bytes() == graded_class["grades_then"]
-    assert sorted(p.name for p in graded_class["out"].iterdir()) == ["feedback", "grades.csv"]
+    assert sorted(p.name for p in graded_class["out"].iterdir()) == [
+        "feedback",
+        "gradebook.db",
+        "grades.csv",
+        "report.csv",
+        "report.html",
+    ]
 
 
 def test_the_network_is_out_of_reach(graded_class):

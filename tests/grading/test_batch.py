@@ -3,12 +3,18 @@ without touching the submissions?"""
 
 import csv
 import hashlib
+import signal
+import subprocess
+import sys
+import time
 
 import nbformat
 import pytest
+from nbgrader.api import Gradebook, SubmittedAssignment
 
-from autograder.grading import batch, cgroups, sandbox
+from autograder.grading import batch, cgroups, nbgrader_cli, sandbox
 from autograder.grading.batch import CSV_COLUMNS, SandboxUnavailable, grade_class
+from autograder.grading.nbgrader_cli import nbgrader
 
 from .conftest import needs_sandbox, submission_of
 
@@ -102,3 +108,88 @@ def test_the_grade_command_says_when_memory_is_bounded_per_process_only(small_cl
     said = capsys.readouterr().out
     assert "no memory cgroup" in said and "bounds each process of a submission alone" in said
     assert (tmp_path / "out" / "grades.csv").exists()
+
+
+def grade_cli(*args, **kwargs):
+    """``python -m autograder grade ARGS`` in a subprocess (as the instructor runs it)."""
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", *map(str, args)], capture_output=True, text=True, **kwargs
+    )
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+@needs_sandbox
+def test_a_regrade_and_a_late_submitter_keep_every_other_row(small_class, source, tmp_path):
+    """After the class is graded, does regrading one student (`--student`) and grading a SUBMITTED
+    that holds only a late submitter (with nbgrader's timestamp.txt) leave every other row of
+    grades.csv unchanged byte for byte, replace the regraded row (saying old → new), and does
+    `nbgrader export` of the same gradebook give grades.csv's numbers?"""
+    solutions, submitted = small_class
+    out, db = tmp_path / "out", f"sqlite:///{tmp_path}/gradebook.db"
+    first = grade_cli(submitted, "--solutions", solutions, "--out", out, "--db", db, "--jobs", "2")
+    assert first.returncode == 0, first.stderr[-2000:]
+    before = (out / "grades.csv").read_text(encoding="utf-8").splitlines()
+
+    nbformat.write(submission_of(source, "def f():\n    return 1"), submitted / "bob" / "ex01" / "ex01.ipynb")
+    regrade = grade_cli(submitted, "--solutions", solutions, "--out", out, "--db", db, "--student", "bob")
+    assert regrade.returncode == 0, regrade.stderr[-2000:]
+    assert "regraded bob/ex01: 0 → 2" in regrade.stdout
+    after = (out / "grades.csv").read_text(encoding="utf-8").splitlines()
+    assert [line for line in after if not line.startswith("bob,")] == [b for b in before if not b.startswith("bob,")]
+    assert [r["score"] for r in read_csv(out / "grades.csv") if r["student_id"] == "bob"] == ["2"]
+
+    late = tmp_path / "late-submitted"
+    (late / "eve" / "ex01").mkdir(parents=True)
+    nbformat.write(submission_of(source, "def f():\n    return 1"), late / "eve" / "ex01" / "ex01.ipynb")
+    (late / "eve" / "ex01" / "timestamp.txt").write_text("2026-01-21 09:00:00.000000 UTC", encoding="utf-8")
+    lately = grade_cli(
+        late, "--solutions", solutions, "--out", out, "--db", db, "--duedate", "ex01=2026-01-20 17:00:00 UTC"
+    )
+    assert lately.returncode == 0, lately.stderr[-2000:]
+    rows = {r["student_id"]: r for r in read_csv(out / "grades.csv")}
+    assert sorted(rows) == ["ann", "bob", "cy", "dee", "eve"]
+    assert (out / "grades.csv").read_text(encoding="utf-8").splitlines()[:-1] == after
+    assert rows["eve"]["timestamp"] == "2026-01-21 09:00:00" and rows["eve"]["score"] == "2"
+
+    course = nbgrader_cli.course_copy(tmp_path / "course")
+    nbgrader(course, "export", f"--CourseDirectory.db_url={db}", f"--to={tmp_path}/export.csv")
+    exported = {r["student_id"]: r for r in read_csv(tmp_path / "export.csv")}
+    assert {s: (float(r["score"]), float(r["max_score"])) for s, r in exported.items()} == {
+        s: (float(r["score"]), float(r["max_score"])) for s, r in rows.items()
+    }
+
+
+@needs_sandbox
+def test_a_run_killed_halfway_keeps_what_it_graded_and_a_rerun_completes_it(small_class, source, tmp_path):
+    """When the grader is killed (SIGKILL) while a slow submission runs, is every submission
+    finished before in the store, and does the same command, run again, grade the rest (the
+    SQLite lock died with the grader)?"""
+    solutions, submitted = small_class
+    (submitted / "zz-slow" / "ex01").mkdir(parents=True)
+    slow = submission_of(source, "import time\ntime.sleep(6)\n\ndef f():\n    return 1")
+    nbformat.write(slow, submitted / "zz-slow" / "ex01" / "ex01.ipynb")
+    out, db = tmp_path / "out", f"sqlite:///{tmp_path}/gradebook.db"
+    args = [submitted, "--solutions", solutions, "--out", out, "--db", db, "--jobs", "1"]
+    grader = subprocess.Popen([sys.executable, "-m", "autograder", "grade", *map(str, args)])
+
+    def stored():
+        if not (tmp_path / "gradebook.db").exists():
+            return set()
+        with Gradebook(db) as gb:
+            return {s.student.id for s in gb.db.query(SubmittedAssignment)}
+
+    deadline = time.monotonic() + 300
+    while len(stored()) < 4 and time.monotonic() < deadline and grader.poll() is None:
+        time.sleep(0.2)
+    grader.send_signal(signal.SIGKILL)
+    grader.wait()
+    assert stored() == {"ann", "bob", "cy", "dee"}
+    assert not (out / "grades.csv").exists()
+    rerun = grade_cli(*args)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    assert stored() == {"ann", "bob", "cy", "dee", "zz-slow"}
+    assert [r["student_id"] for r in read_csv(out / "grades.csv")] == ["ann", "bob", "cy", "dee", "zz-slow"]

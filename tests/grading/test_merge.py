@@ -10,8 +10,9 @@ from nbgrader.api import Comment, Gradebook
 from sqlalchemy import Column, MetaData, String, Table, Text
 
 from autograder.__main__ import main
-from autograder.grading.merge import STATUS_TABLE, _alembic_on_path, db_url, merge_gradebooks
+from autograder.grading.merge import db_url, merge_gradebooks
 from autograder.grading.shards import shard_of
+from autograder.grading.store.gradebook import STATUS_TABLE, _alembic_on_path
 
 STUDENTS = ["ann", "bob", "cy", "dee", "eve"]
 ASSIGNMENTS = ["ex01", "ex02"]

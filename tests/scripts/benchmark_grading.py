@@ -51,10 +51,12 @@ from autograder.grading.limits import Limits
 from autograder.grading.nbgrader_cli import course_copy, nbgrader
 from autograder.grading.runner import run_cells
 from autograder.grading.sandbox import Sandbox
+from autograder.grading.store.gradebook import Store
 from autograder.lessons import COURSE_ROOT
 
 CRASH = "import os\nos._exit(1)\n"
 SOLUTION_RUNS = "solution runs (once per assignment)"
+STORE = "store: "  # the gradebook's pieces, run in the grader's main thread alongside the grading threads
 
 
 def build_class(folder: Path, students: int, assignments: list[str]) -> int:
@@ -114,6 +116,11 @@ class Phases:
         (batch, "grade_notebook", "rest of grade_notebook (read, assemble, withhold)"),
         (batch, "render_feedback", "feedback page"),
         (batch, "solution_records", SOLUTION_RUNS),
+        (Store, "__init__", STORE + "open the gradebook"),
+        (Store, "prepare", STORE + "the assignments' structure"),
+        (Store, "record", STORE + "record a submission (one transaction)"),
+        (batch, "grade_rows", STORE + "read the views' rows"),
+        (batch, "write_csv", STORE + "write grades.csv"),
     ]
 
     OWN = ("sandbox start", "sandbox close")  # kept apart even when a solution's run starts the sandbox
@@ -163,6 +170,8 @@ class Phases:
                 s = self.seconds[phase]
                 print(f"    {phase:<50} {s:7.2f} s  {s / notebooks:6.3f} s/notebook  ({self.calls[phase]} calls)")
         print(f"    {'(measured pieces, total)':<50} {total:7.2f} s  {total / notebooks:6.3f} s/notebook")
+        store = sum(s for phase, s in self.seconds.items() if phase.startswith(STORE))
+        print(f"    the store's pieces: {store:.2f} s, {100 * store / wall:.1f} % of the wall time")
 
 
 BASELINE_SCRIPT = """\

@@ -67,7 +67,7 @@ MISTAKES = {
                 evaluate="        val_loss = F.mse_loss(model(val_x), val_y)", logged="(loss.item(), val_loss.item())"
             )
         },
-        "fails": {"q2_check": "evaluating with grad mode on records a graph nobody will backward"},
+        "fails": {"q2_check": "ran the validation forward with grad mode on: it records a graph nobody will backward"},
     },
     # Q2: the training loss tensor is kept after backward: no saved tensors, but Nodes and a tensor.
     "ex07-q2-loss-tensor-kept": {

@@ -9,7 +9,7 @@ MISTAKES = {
     return checkpoint_sequential(model, 3, x, use_reentrant=True)
 """
         },
-        "fails": {"q1_check": "whose inputs do not require grad records nothing; pass use_reentrant=False"},
+        "fails": {"q1_check": "do not require grad: it records nothing for backward; pass use_reentrant=False"},
     },
     # Q1: use_reentrant left out: in PyTorch 2.13 that is still the reentrant variant, with a warning.
     "ex08-q1-use-reentrant-left-out": {
@@ -20,7 +20,7 @@ MISTAKES = {
     return model[-1](x)
 """
         },
-        "fails": {"q1_check": "whose inputs do not require grad records nothing; pass use_reentrant=False"},
+        "fails": {"q1_check": "do not require grad: it records nothing for backward; pass use_reentrant=False"},
     },
     # Q1: the RNG state not preserved: the recomputation draws other dropout masks, so the gradients
     # silently differ from the plain model's.

@@ -25,7 +25,7 @@ MISTAKES = {
     return sum(1 for p in model.parameters() if p.requires_grad) + 1
 """
         },
-        "fails": {"q1_check": "an input that needs no grad"},
+        "fails": {"q1_check": "x needs no grad here, so its cast records none"},
     },
     # Q1: the graph walked, but of a forward run without autocast: no cast at all.
     "ex11-q1-no-autocast": {
@@ -34,7 +34,7 @@ MISTAKES = {
     return trace(model(x)).counts().get("ToCopyBackward0", 0)
 """
         },
-        "fails": {"q1_check": "Did the forward run under torch.autocast"},
+        "fails": {"q1_check": "forward outside autocast"},
     },
     # Q2: the bytes of a float32 run: 4 bytes per element.
     "ex11-q2-float32": {

@@ -23,7 +23,7 @@ MISTAKES = {
     return {name: p.grad for name, p in model.named_parameters()}
 """
         },
-        "fails": {"q1_check": "the ranks never averaged their gradients"},
+        "fails": {"q1_check": "nothing combined the ranks' gradients"},
     },
     # Q1: no sharding and no communication: every rank runs the whole batch (right numbers, the
     # question not answered).
@@ -59,7 +59,7 @@ MISTAKES = {
     return syncs * len(params), syncs * sum(p.numel() * p.element_size() for p in params)
 """
         },
-        "fails": {"q2_check": "DDP all-reduces buckets, not parameters"},
+        "fails": {"q2_check": "One call per parameter: DDP all-reduces buckets"},
     },
     # Q2: no_sync forgotten: every micro-batch counted as reducing.
     "ex14-q2-no-sync-ignored": {
@@ -76,7 +76,7 @@ MISTAKES = {
     return micro_batches * len(buckets), micro_batches * sum(buckets)
 """
         },
-        "fails": {"q2_check": "Under no_sync, backward only accumulates"},
+        "fails": {"q2_check": "under no_sync backward only accumulates"},
     },
     # Q2: buckets filled in the order of registration (forward), not in the order gradients are ready.
     "ex14-q2-registration-order": {
@@ -103,7 +103,7 @@ MISTAKES = {
     return [name for name, _ in reversed(list(model.named_parameters()))]
 """
         },
-        "fails": {"q3_check": "not the order of registration"},
+        "fails": {"q3_check": "the reverse of the order of registration"},
     },
     # Q3: the hooks are left in place: a second call records every name twice.
     "ex14-q3-hooks-kept": {

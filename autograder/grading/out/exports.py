@@ -1,0 +1,119 @@
+"""Grades out of the store, in the shapes other tools import.
+
+- ``questions.csv``: one row per student, assignment and test cell (score, max, status, cause);
+- ``summary.csv``: one row per student, one column per assignment (its score after any late
+  penalty, blank where nothing was submitted) and the total;
+- ``canvas.csv``: Canvas's gradebook import (Grades > Import): the columns ``Student, ID, SIS
+  User ID, SIS Login ID, Section``, then one column per assignment, and a ``Points Possible`` row
+  under the header, as Canvas's own export writes them. Canvas matches a row to a learner by
+  ``ID``, ``SIS User ID`` or ``SIS Login ID``; given Canvas's own gradebook export as a roster,
+  those come from it (matched on the student id as any of the three) and an assignment's column
+  keeps Canvas's header ``name (id)``, so the import updates that assignment instead of creating
+  a new one. Without a roster, ``SIS Login ID`` is the student id.
+
+Every cell goes through ``names.csv_cell``: no cell starts a formula in a spreadsheet.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+from ..store.gradebook import Store, _final
+from ..store.views import QUESTION_COLUMNS, number, question_rows, write_csv
+
+__all__ = ["CANVAS_ID_COLUMNS", "export_all", "summary_table", "canvas_table", "read_canvas_roster"]
+
+CANVAS_ID_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+_MATCH = ("SIS Login ID", "SIS User ID", "ID")
+
+
+def _scores(store: Store) -> tuple[list[str], dict[str, float], dict[str, dict[str, float]], dict]:
+    """Assignment ids (nbgrader's order: due date, name), their maxima, each student's final
+    score per assignment, and nbgrader's ``Student`` rows by id."""
+    gb = store.gb
+    assignments = [a.name for a in gb.assignments]
+    maxima = {a.name: float(a.max_score) for a in gb.assignments}
+    students = {s.id: s for s in gb.students}
+    scores: dict[str, dict[str, float]] = {s: {} for s in students}
+    for a in gb.assignments:
+        for sub in a.submissions:
+            scores.setdefault(sub.student_id, {})[a.name] = _final(sub)
+    return assignments, maxima, scores, students
+
+
+def summary_table(store: Store) -> tuple[list[str], list[dict]]:
+    """``(columns, rows)`` of ``summary.csv``: ``student_id``, each assignment, ``total``."""
+    assignments, _, scores, _ = _scores(store)
+    rows = []
+    for student in sorted(scores):
+        row = {"student_id": student, **{a: number(scores[student].get(a)) for a in assignments}}
+        row["total"] = number(sum(scores[student].values()))
+        rows.append(row)
+    return ["student_id", *assignments, "total"], rows
+
+
+def read_canvas_roster(path: Path) -> tuple[dict[str, dict], dict[str, str]]:
+    """From Canvas's gradebook export CSV: ``({any of ID/SIS User ID/SIS Login ID: its row},
+    {assignment id: Canvas's column header})`` (an assignment column ``ex01_graph (1234)``).
+
+    Raises:
+        ValueError: the file has no ``Student`` and ``SIS Login ID`` columns.
+    """
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        rows = list(csv.DictReader(f))
+    if not rows or not {"Student", "SIS Login ID"} <= rows[0].keys():
+        raise ValueError(f"{path}: not a Canvas gradebook export (no Student and SIS Login ID columns)")
+    headers = {}
+    for column in rows[0]:
+        found = re.fullmatch(r"(.+?) \((\d+)\)", column or "")
+        if found:
+            headers[found.group(1)] = column
+    people = {}
+    for row in rows:
+        if row["Student"].strip() in ("Points Possible", "Student, Test"):  # Canvas's own extra rows
+            continue
+        for key in _MATCH:
+            if row.get(key):
+                people.setdefault(row[key].strip(), row)
+    return people, headers
+
+
+def canvas_table(store: Store, roster: Path | None = None) -> tuple[list[str], list[list], list[dict]]:
+    """``(columns, [points possible row], rows)`` of ``canvas.csv`` (see the module docstring)."""
+    assignments, maxima, scores, students = _scores(store)
+    people, headers = read_canvas_roster(roster) if roster else ({}, {})
+    titles = [headers.get(a, a) for a in assignments]
+    columns = [*CANVAS_ID_COLUMNS, *titles]
+    points = ["Points Possible", "", "", "", "", *(number(maxima[a]) for a in assignments)]
+    rows = []
+    for student in sorted(scores):
+        known = people.get(student)
+        if known is not None:
+            row = {c: known.get(c, "") for c in CANVAS_ID_COLUMNS}
+        else:
+            s = students.get(student)
+            name = ", ".join(p for p in (s and s.last_name, s and s.first_name) if p) or student
+            row = {"Student": name, "ID": "", "SIS User ID": "", "SIS Login ID": student, "Section": ""}
+        row.update({t: number(scores[student].get(a)) for a, t in zip(assignments, titles)})
+        rows.append(row)
+    return columns, [points], rows
+
+
+def export_all(store: Store, out: Path, roster: Path | None = None) -> list[Path]:
+    """Write ``questions.csv``, ``summary.csv`` and ``canvas.csv`` into ``out`` (atomically each).
+
+    Returns:
+        The paths written.
+
+    Raises:
+        ValueError: ``roster`` is not a Canvas gradebook export.
+    """
+    canvas_columns, points, canvas_rows = canvas_table(store, roster)  # a bad roster stops before any file
+    summary_columns, summary_rows = summary_table(store)
+    return [
+        write_csv(out / "questions.csv", QUESTION_COLUMNS, question_rows(store)),
+        write_csv(out / "summary.csv", summary_columns, summary_rows),
+        write_csv(out / "canvas.csv", canvas_columns, canvas_rows, header_rows=points),
+    ]

@@ -1,0 +1,113 @@
+"""Tables read from the store: ``grades.csv`` (one row per submission) and one row per question.
+
+Every view is read from the gradebook, so it holds every submission the store holds (a regrade
+of one student leaves everyone else's rows as they were), scores as ``nbgrader export`` gives
+them (a manual score over the autograder's, minus the late penalty). Files are written
+atomically: a reader sees the old file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from nbgrader.api import SubmittedAssignment
+
+from ...causes import split_cause_line
+from ..names import csv_cell
+from .gradebook import Store, _final
+
+__all__ = ["CSV_COLUMNS", "QUESTION_COLUMNS", "grade_rows", "question_rows", "write_csv", "number"]
+
+CSV_COLUMNS = ["student_id", "assignment_id", "score", "max_score", "status", "failed", "late_penalty", "timestamp"]
+QUESTION_COLUMNS = ["student_id", "assignment_id", "question", "score", "max_score", "status", "cause"]
+
+
+def number(value: float | None) -> str:
+    """A score as the CSV files write it: ``2``, ``1.5`` (``%g``), "" for None."""
+    return "" if value is None else f"{float(value):g}"
+
+
+def _natural(name: str) -> list:
+    """``q2_check`` before ``q10_check``."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def _submissions(store: Store) -> list:
+    subs = store.gb.db.query(SubmittedAssignment).all()
+    return sorted(subs, key=lambda s: (s.student_id, s.assignment.name))
+
+
+def _grades(submission) -> list:
+    grades = [g for nb in submission.notebooks for g in nb.grades]
+    return sorted(grades, key=lambda g: (g.notebook.notebook.name, _natural(g.name)))
+
+
+def grade_rows(store: Store) -> list[dict]:
+    """One ``grades.csv`` row (keys ``CSV_COLUMNS``) per submission in the store, sorted by
+    student and assignment. ``status`` is the grader's ("" for a submission only plain nbgrader
+    graded); ``failed``: the test cells scoring below their maximum."""
+    statuses = store.statuses()
+    rows = []
+    for sub in _submissions(store):
+        rows.append(
+            dict(
+                student_id=sub.student_id,
+                assignment_id=sub.assignment.name,
+                score=number(_final(sub)),
+                max_score=number(sub.max_score),
+                status=statuses.get(sub.id, ""),
+                failed=" ".join(g.name for g in _grades(sub) if g.score < g.max_score),
+                late_penalty=number(sub.late_submission_penalty or 0),
+                timestamp=sub.timestamp.isoformat(sep=" ") if sub.timestamp else "",
+            )
+        )
+    return rows
+
+
+def question_rows(store: Store) -> list[dict]:
+    """One row (keys ``QUESTION_COLUMNS``) per graded test cell of every submission: its score
+    (manual over auto) and maximum, the submission's status and the cell's cause key."""
+    statuses = store.statuses()
+    rows = []
+    for sub in _submissions(store):
+        for nb in sub.notebooks:
+            comments = {c.cell_id: c.auto_comment for c in nb.comments}
+            for g in sorted(nb.grades, key=lambda g: _natural(g.name)):
+                rows.append(
+                    dict(
+                        student_id=sub.student_id,
+                        assignment_id=sub.assignment.name,
+                        question=g.name,
+                        score=number(g.score),
+                        max_score=number(g.max_score),
+                        status=statuses.get(sub.id, ""),
+                        cause=split_cause_line(comments.get(g.cell_id))[1],
+                    )
+                )
+    return rows
+
+
+def write_csv(path: Path, columns: list[str], rows: list[dict], header_rows: list[list] = ()) -> Path:
+    """Write ``rows`` (dicts) as CSV with ``columns``, every cell through ``names.csv_cell`` (no
+    cell a spreadsheet reads as a formula), atomically (a temporary file renamed over ``path``).
+    ``header_rows``: extra rows right after the header (Canvas's "Points Possible")."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow([csv_cell(c) for c in columns])
+            for extra in header_rows:
+                writer.writerow([csv_cell(c) for c in extra])
+            for row in rows:
+                writer.writerow([csv_cell(row.get(c, "")) for c in columns])
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide the grades from a course's other graders
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

@@ -1,0 +1,128 @@
+"""Does an LMS bulk download land in nbgrader's layout, each learner under their id, with a line
+for everything hostile or unplaceable and nothing written outside the scratch folder?"""
+
+import hashlib
+import stat
+import zipfile
+
+import nbformat
+import pytest
+
+from autograder.grading.intake.lms_zip import Limits, read_roster, unpack_lms_zip
+
+from ..conftest import submission_of
+
+NOTEBOOKS = {"ex01": "ex01.ipynb", "ex02": "ex02.ipynb"}
+
+
+@pytest.fixture
+def notebook(source):
+    return nbformat.writes(submission_of(source, "def f():\n    return 1"))
+
+
+def make_zip(path, entries):
+    """``entries``: (name, bytes, date_time or None, ZipInfo attributes)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data, when, attrs in entries:
+            info = zipfile.ZipInfo(name, date_time=when or (2026, 1, 20, 12, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            for key, value in attrs.items():
+                setattr(info, key, value)
+            zf.writestr(info, data)
+    return path
+
+
+def digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_canvas_names_map_through_the_roster_and_the_latest_is_kept(tmp_path, notebook):
+    """Are Canvas's `lastfirst_[LATE_]userid_subid_file` names placed under the roster's student
+    id (Canvas's own gradebook export as roster), the latest resubmission kept, LATE said?"""
+    roster = tmp_path / "canvas-export.csv"
+    roster.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section\n    Points Possible,,,,\n"
+        '"Lovelace, Ada",101,S-1,ada,A\n"Hopper, Grace",102,S-2,grace,A\n',
+        encoding="utf-8",
+    )
+    older = notebook.replace("return 1", "return 0")
+    archive = make_zip(
+        tmp_path / "submissions.zip",
+        [
+            ("lovelaceada_101_9001_ex01.ipynb", older, (2026, 1, 19, 10, 0, 0), {}),
+            ("lovelaceada_101_9002_ex01-1.ipynb", notebook, (2026, 1, 20, 10, 0, 0), {}),
+            ("hoppergrace_LATE_102_9003_ex01.ipynb", notebook, None, {}),
+            ("turingalan_103_9004_ex01.ipynb", notebook, None, {}),
+        ],
+    )
+    before = digest(archive)
+    unpacked = unpack_lms_zip(archive, tmp_path / "scratch", NOTEBOOKS, read_roster(roster))
+    assert sorted(unpacked.placed) == [("ada", "ex01"), ("grace", "ex01")]
+    assert (tmp_path / "scratch" / "ada" / "ex01" / "ex01.ipynb").read_text(encoding="utf-8") == notebook
+    assert unpacked.problems == ["turingalan_103_9004_ex01.ipynb: Canvas user 103 (turingalan) is not in the roster"]
+    assert "grace/ex01: Canvas marks it LATE" in unpacked.notes
+    assert any("lovelaceada_101_9001_ex01.ipynb: an older submission of ada" in n for n in unpacked.notes)
+    assert digest(archive) == before
+
+
+def test_moodle_folders_and_flat_names_map_by_full_name(tmp_path, notebook):
+    """Are Moodle's `Full Name_id_assignsubmission_file_` folders and flattened names placed
+    through a roster of names (and a name not in it listed)?"""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student_id,name\nada,Ada Lovelace\ngrace,Grace Hopper\n", encoding="utf-8")
+    archive = make_zip(
+        tmp_path / "moodle.zip",
+        [
+            ("Ada Lovelace_4711_assignsubmission_file_/ex02.ipynb", notebook, None, {}),
+            ("Grace Hopper_4712_assignsubmission_file_ex02.ipynb", notebook, None, {}),
+            ("Alan Turing_4713_assignsubmission_file_/ex02.ipynb", notebook, None, {}),
+        ],
+    )
+    unpacked = unpack_lms_zip(archive, tmp_path / "scratch", NOTEBOOKS, read_roster(roster))
+    assert sorted(unpacked.placed) == [("ada", "ex02"), ("grace", "ex02")]
+    assert unpacked.problems == [
+        "Alan Turing_4713_assignsubmission_file_/ex02.ipynb: Moodle name 'Alan Turing' is not in the roster (--roster)"
+    ]
+
+
+def test_hostile_entries_each_get_a_line_and_the_rest_is_placed(tmp_path, notebook):
+    """A `..` path, an absolute path, a symbolic link, a zip bomb, a file that is not a notebook,
+    a notebook that is not JSON, an id that is not safe: is each refused with its line, nothing
+    written outside the scratch folder, and the good notebook still placed?"""
+    link = {"external_attr": (stat.S_IFLNK | 0o777) << 16, "create_system": 3}
+    archive = make_zip(
+        tmp_path / "hostile.zip",
+        [
+            ("../../evil_1_1_ex01.ipynb", notebook, None, {}),
+            ("/tmp/abs_2_2_ex01.ipynb", notebook, None, {}),
+            ("linked_3_3_ex01.ipynb", "/etc/passwd", None, link),
+            ("bomb_4_4_ex01.ipynb", b"\0" * (80 * 1024**2), None, {}),
+            ("notes_5_5_readme.txt", "hello", None, {}),
+            ("broken_6_6_ex01.ipynb", '{"cells": [', None, {}),
+            ("good_7_7_ex01.ipynb", notebook, None, {}),
+        ],
+    )
+    scratch = tmp_path / "work" / "scratch"
+    unpacked = unpack_lms_zip(archive, scratch, NOTEBOOKS)
+    assert sorted(unpacked.placed) == [("7", "ex01")]
+    problems = "\n".join(unpacked.problems)
+    for line in [
+        "../../evil_1_1_ex01.ipynb: refused, a path outside the zip's folder",
+        "/tmp/abs_2_2_ex01.ipynb: refused, a path outside the zip's folder",
+        "linked_3_3_ex01.ipynb: refused, a symbolic link",
+        "bomb_4_4_ex01.ipynb: refused, expands",
+        "notes_5_5_readme.txt: not a notebook (.ipynb), skipped",
+        "broken_6_6_ex01.ipynb: not a notebook (not JSON: JSONDecodeError), skipped",
+    ]:
+        assert line in problems
+    assert len(unpacked.problems) == 6
+    written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    assert [str(p) for p in written] == ["hostile.zip", "work/scratch/7/ex01/ex01.ipynb"]
+
+
+def test_a_notebook_past_the_per_file_bound_is_refused(tmp_path, notebook):
+    """Is a file larger than the per-file bound refused (the same bound is applied again to the
+    bytes really read, for a zip that declares a false size)?"""
+    archive = make_zip(tmp_path / "a.zip", [("ann_1_1_ex01.ipynb", notebook, None, {})])
+    unpacked = unpack_lms_zip(archive, tmp_path / "s", NOTEBOOKS, limits=Limits(file_bytes=len(notebook) - 1))
+    assert unpacked.placed == {} and "more than the bound" in unpacked.problems[0]

@@ -1,0 +1,156 @@
+"""What an instructor sees: formgrader, started as `./course lab --instructor` starts it, shows the
+scores the course's grader wrote into the course's gradebook (screenshot in
+``test-artifacts/browser/formgrader-*.png``), and each submission's graded notebook."""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.parse
+
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder.grading.batch import load_sources
+from autograder.grading.demo import build_demo_class
+from tests.files import fresh_jupyter_env
+
+from .test_browser import (
+    ARTIFACTS,
+    URL_PRINTED,
+    _free_port,
+    _missing,
+    _stop,
+    browser,  # noqa: F401 -- the headless Chromium fixture, used by name
+    course_copy,
+)
+
+pytestmark = pytest.mark.browser
+ASSIGNMENT = "ex01_graph"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _browser_available():
+    reason = _missing()
+    if reason and os.environ.get("COURSE_REQUIRE_BROWSER"):
+        pytest.fail(f"COURSE_REQUIRE_BROWSER is set, but {reason}")
+    if reason:
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def graded_course(tmp_path_factory):
+    """A copy of the course where three learners' ex01_graph (as `nbgrader collect` leaves them)
+    were graded with `python -m autograder grade --course .`; returns (root, grades.csv rows)."""
+    from .grading.conftest import require_sandbox
+
+    require_sandbox()
+    tmp = tmp_path_factory.mktemp("formgrader")
+    root = course_copy(tmp / "course")
+    build_demo_class(tmp / "demo", root=root)
+    name = load_sources(root / "solutions")[ASSIGNMENT][0]
+    for student, demo in [("ada", "correct"), ("bob", "blank"), ("grace", "ex01-q2-sign")]:
+        target = root / "submitted" / student / ASSIGNMENT / name
+        target.parent.mkdir(parents=True)
+        shutil.copy2(tmp / "demo" / demo / ASSIGNMENT / name, target)
+        (target.parent / "timestamp.txt").write_text("2026-01-20 10:00:00.000000 UTC", encoding="utf-8")
+    env = {**os.environ, "PATH": f"{root}/.venv/bin:{os.environ['PATH']}"}
+    env.pop("PYTHONPATH", None)
+    subprocess.run(["nbgrader", "generate_assignment", ASSIGNMENT], cwd=root, env=env, check=True, capture_output=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", "--course", "."],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    with open(root / "grading-output" / "grades.csv", newline="", encoding="utf-8") as f:
+        return root, {r["student_id"]: r for r in csv.DictReader(f)}
+
+
+@pytest.fixture(scope="module")
+def instructor_lab(graded_course, tmp_path_factory):
+    """`./course lab --instructor --no-browser --port PORT` in the graded copy; yields (base URL, token)."""
+    root, _ = graded_course
+    tmp = tmp_path_factory.mktemp("instructor-lab")
+    env = {**fresh_jupyter_env(os.environ, tmp), "PYTHONPATH": str(root)}
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log_path = ARTIFACTS / "formgrader-lab.log"
+    port = _free_port()
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            ["./course", "lab", "--instructor", "--no-browser", f"--port={port}", "--ServerApp.port_retries=0"],
+            cwd=root,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    urls = []
+    try:
+        deadline = time.monotonic() + 120
+        while not (urls := URL_PRINTED.findall(log_path.read_text())):
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"./course lab --instructor printed no URL:\n{log_path.read_text()[-3000:]}")
+            time.sleep(0.3)
+        parts = urllib.parse.urlsplit(urls[0])
+        yield f"{parts.scheme}://{parts.netloc}", urllib.parse.parse_qs(parts.query)["token"][0]
+    finally:
+
+        def shutdown():
+            import urllib.request
+
+            base, token = f"{parts.scheme}://{parts.netloc}", urllib.parse.parse_qs(parts.query)["token"][0]
+            request = urllib.request.Request(
+                f"{base}/api/shutdown", method="POST", headers={"Authorization": f"token {token}"}
+            )
+            urllib.request.urlopen(request, timeout=10).close()
+
+        _stop(process, shutdown)
+
+
+def test_formgrader_shows_the_graders_scores(graded_course, instructor_lab, browser):  # noqa: F811
+    """Does formgrader's gradebook page for the notebook list each learner with the score in
+    grades.csv, and does a submission's page show its graded notebook with the scores?"""
+    _, rows = graded_course
+    base, token = instructor_lab
+    page = browser.new_page()
+    try:
+        # the login cookie comes with JupyterLab's page; formgrader's own API calls need it
+        page.goto(f"{base}/lab?token={token}")
+        page.wait_for_function("() => !!(window.jupyterapp || document.querySelector('#main'))", timeout=120_000)
+        page.goto(f"{base}/formgrader/manage_submissions/{ASSIGNMENT}")
+        try:
+            page.wait_for_selector("table tbody tr td.score:not(:empty)", timeout=120_000)
+        except Exception:  # noqa: BLE001 -- Playwright's timeout: keep a screenshot, fail with what the page says
+            page.screenshot(path=str(ARTIFACTS / "formgrader-failed.png"), full_page=True)
+            raise AssertionError(page.inner_text("body")[:3000]) from None
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(ARTIFACTS / "formgrader-submissions.png"), full_page=True)
+        shown = {}
+        for tr in page.locator("table tbody tr").all():
+            cells = [c.strip() for c in tr.locator("td").all_inner_texts()]
+            shown[cells[1]] = cells
+        assert set(shown) == set(rows), shown
+        for student, row in rows.items():
+            assert shown[student][3] == "graded", shown[student]
+            assert shown[student][4] == f"{float(row['score']):g} / {float(row['max_score']):g}", (shown[student], row)
+        with Gradebook(f"sqlite:///{graded_course[0]}/gradebook.db") as gb:  # her notebook's manual-grading page
+            submission_id = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "ada").id
+        page.goto(f"{base}/formgrader/submissions/{submission_id}/")
+        page.wait_for_selector(".nbgrader_cell", timeout=120_000)
+        page.screenshot(path=str(ARTIFACTS / "formgrader-submission.png"), full_page=True)
+        assert page.locator("input.score").count() == len(
+            [
+                c
+                for c in load_sources(graded_course[0] / "solutions")[ASSIGNMENT][1].cells
+                if c.metadata.get("nbgrader", {}).get("grade")
+            ]
+        )
+    finally:
+        page.close()

@@ -1,6 +1,7 @@
 """Build the course's static site: ``.venv/bin/python site/build.py [--out DIR]`` (``./course site``).
 
-The site is made from the committed notebooks as they are, outputs included (nothing is
+The site is made from the committed notebooks as they are (``git show HEAD:``, never answers or
+outputs saved in the working tree since), outputs included (nothing is
 executed: the outputs are the ones nbval checks), by Sphinx with MyST-NB and sphinx-book-theme.
 Sphinx reads a staging copy (``build/site-src/``), never the repository itself, so that
 ``solutions/`` cannot reach the site; the copy differs from the notebooks only in what a page
@@ -63,6 +64,28 @@ def lessons() -> list[Path]:
 def exercises() -> list[Path]:
     """The learner versions of the exercises, in course order (``exercises/<id>/<id>.ipynb``)."""
     return sorted(p / f"{p.name}.ipynb" for p in (REPO / "exercises").iterdir() if (p / f"{p.name}.ipynb").is_file())
+
+
+def committed(path: Path) -> nbformat.NotebookNode:
+    """The notebook at ``path`` as committed (``git show HEAD:<path>``), not as saved in the working
+    tree: a learner or instructor who tried the course in ``./course lab`` saved answers and outputs
+    into ``exercises/`` and ``notebooks/``, and the site must never publish them. Outside a git
+    checkout (a tarball, an image without ``.git``), the file as it is.
+
+    Raises:
+        FileNotFoundError: ``path`` is neither committed nor a file.
+    """
+    relpath = path.relative_to(REPO).as_posix()
+    shown = subprocess.run(
+        ["git", "-C", str(REPO), "show", f"HEAD:{relpath}"], capture_output=True, text=True, check=False
+    )
+    if shown.returncode != 0:
+        if (REPO / ".git").exists() and path.is_file():
+            print(f"note: {relpath} is not committed; the site shows the file as it is", file=sys.stderr)
+        return nbformat.read(path, as_version=4)
+    if path.is_file() and path.read_text(encoding="utf-8") != shown.stdout:
+        print(f"note: {relpath} has changes that are not committed; the site shows the committed one", file=sys.stderr)
+    return nbformat.reads(shown.stdout, as_version=4)
 
 
 def title(nb: nbformat.NotebookNode) -> str:
@@ -276,7 +299,7 @@ def stage(staging: Path) -> dict[str, int]:
     summaries = []
     for path in [REPO / "notebooks" / "00_start.ipynb", *lessons()]:
         relpath = path.relative_to(REPO).as_posix()
-        nb = nbformat.read(path, as_version=4)
+        nb = committed(path)
         original = copy.deepcopy(nb)
         widgets += static_widgets(nb, relpath)
         page_links(nb)
@@ -294,7 +317,7 @@ def stage(staging: Path) -> dict[str, int]:
         nbformat.write(nb, staging / relpath)
     for path in exercises():
         relpath = path.relative_to(REPO).as_posix()
-        nb = nbformat.read(path, as_version=4)
+        nb = committed(path)
         with_banner(nb, relpath, "exercise")
         (staging / relpath).parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, staging / relpath)

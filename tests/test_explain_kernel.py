@@ -112,7 +112,8 @@ async def _execute(url: str, cells: list[str]) -> list[list[dict]]:
 def test_a_lesson_without_its_set_up_cell_says_run_the_set_up_cell(course_server):
     """In a lesson opened with `./course lab`, does a cell run before the set-up cell (torch not
     imported) get its NameError followed by the explanation "run the set-up cell first", and an
-    autograd error after the set-up cell's own %load_ext one explanation, not two?"""
+    autograd error after the set-up cell's own %load_ext one explanation, not two, and no "already
+    loaded" line from that %load_ext?"""
     base, token = course_server
     assert _api(base, token, "/api/kernelspecs")["default"] == "python3"
     session = _api(
@@ -133,3 +134,5 @@ def test_a_lesson_without_its_set_up_cell_says_run_the_set_up_cell(course_server
     assert "Run the set-up cell first" in " ".join(explanations[0].split())
     again = [o["data"]["text/plain"] for o in loaded_again if o["msg_type"] == "display_data"]
     assert len(again) == 1 and "(not_built)" in again[0]
+    printed = " ".join(o.get("text", "") for o in loaded_again if o["msg_type"] == "stream")
+    assert "already loaded" not in printed

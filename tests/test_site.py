@@ -522,3 +522,39 @@ def test_a_markdown_link_written_for_jupyterlab_resolves_on_the_site(tmp_path):
     assert all(fragment in pages[name].ids for name, fragment in targets)
     failed = build("See [nothing](#3.-Three).", "broken")
     assert failed.returncode != 0 and "3.-Three" in failed.stderr
+
+
+def _build_module(repo: Path):
+    """``site/build.py`` loaded as a module whose repository is ``repo``."""
+    import importlib.util
+
+    sys.path.insert(0, str(REPO / "site"))
+    try:
+        spec = importlib.util.spec_from_file_location("site_build_under_test", REPO / "site" / "build.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(REPO / "site"))
+    module.REPO = repo
+    return module
+
+
+def test_answers_saved_in_an_exercise_never_reach_the_site(tmp_path, capsys):
+    """A learner (or an instructor trying the course) saved answers into exercises/: the site shows
+    the committed release, and the build says that the working copy differs."""
+    repo = tmp_path / "course"
+    release = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("# YOUR CODE HERE\nraise NotImplementedError()")]
+    )
+    path = repo / "exercises" / "ex01_graph" / "ex01_graph.ipynb"
+    path.parent.mkdir(parents=True)
+    nbformat.write(release, path)
+    git = ["git", "-C", str(repo), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "release"], check=True)
+    answered = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("def grad_wb(w, b, x, y):  # my answer")])
+    nbformat.write(answered, path)
+    shown = _build_module(repo).committed(path)
+    assert shown.cells[0].source == release.cells[0].source
+    assert "has changes that are not committed" in capsys.readouterr().err

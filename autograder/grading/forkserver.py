@@ -294,13 +294,18 @@ def _empty(folder: str) -> None:
         os.chmod(folder, 0o1777)  # a submission may have taken the write bit off its /tmp
     except OSError:
         pass
+    empty(folder, lambda entry: _kept(folder, entry))
+
+
+def empty(folder: str, kept=lambda entry: False) -> None:
+    """Remove every entry of ``folder`` (but those ``kept`` names) with :func:`remove_entry`."""
     try:
         fd = os.open(folder, _FOLDER)
     except OSError:
         return
     try:
         for entry in os.listdir(fd):
-            if not _kept(folder, entry):
+            if not kept(entry):
                 remove_entry(fd, entry)
     finally:
         os.close(fd)

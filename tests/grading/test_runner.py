@@ -214,6 +214,7 @@ FORGED_REPORTS = {
     "a cell number that is a bool": "report(cell=False)",
     "an error of numbers": "report(error=[1, 2])",
     "records that are not a list": "report(records={'x': 1})",
+    "records of too many values": "report(records=[{'__dict__': [[i, 0] for i in range(200_000)]}])",
     "not JSON": "frame(b'\\xff not json')",
     "JSON nested too deep": "frame(b'[' * 200000)",
     "a frame over the size limit": "os.write(channel(), struct.pack('!i', 2**31 - 1))\ntime.sleep(30)",

@@ -46,11 +46,15 @@ __all__ = [
     "split_cause_line",
     "NOT_ANSWERED",
     "FORGED",
+    "MAX_TEXT",
 ]
 
 NOT_ANSWERED = "not_answered"
 FORGED = "forged_cause_line"
 _MAX_WORDS = 6
+# what of a learner's text any pattern here (and the explainer's) reads: they run in the grading
+# thread, holding the GIL, so their time is bounded by the text's length, never the learner's choice
+MAX_TEXT = 4000
 
 
 class Diagnosed(str):
@@ -100,9 +104,10 @@ def cause_of(message: str) -> str:
     if own:
         return own
     text = str(message or "")
-    if _CAUSE_LINE.search(text):  # a learner's own text (an exception's message) posing as a key
+    # a learner's own text (an exception's message) posing as a key: its last line, read from the end
+    if _CAUSE_LINE.search(text, max(0, len(text) - MAX_TEXT)):
         return FORGED
-    first = text.split("\n", 1)[0]
+    first = text[:MAX_TEXT].split("\n", 1)[0]
     if "is not answered yet" in first or first.strip() == "NotImplementedError":
         return NOT_ANSWERED
     if first.startswith("stopped: "):
@@ -120,7 +125,10 @@ _QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`")
 # a call's or an index's arguments, innermost first (not prose in parentheses, which follows a space)
 _ARGUMENTS = re.compile(r"(?<=[\w\])(.…])[(\[][^()\[\]]*[)\]]")
 # a name of code: holds _ or . between letters: w.grad, q2_check, x.is_leaf
-_CODE_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[\w…]+)+|[A-Za-z]*_[\w]*")
+# Each branch is tried only where a word starts (a lookbehind), so it is linear on a 50k-letter word.
+# Nothing else changes: a match inside a word starts after its leading digits (kept: group 1) or at
+# its first letter anyway.
+_CODE_NAME = re.compile(r"(?<!\w)(\d*)[A-Za-z_]\w*(?:\.[\w…]+)+|(?<![A-Za-z])[A-Za-z]*_\w*")
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:e[-+]?\d+)?", re.IGNORECASE)
 
 
@@ -128,13 +136,13 @@ def message_group(message: str) -> str:
     """What a message without a cause key is grouped by: its first line with quoted texts and
     names of code taken out (``…``) and numbers replaced by ``#``, spaces collapsed. Two messages
     that differ only in their numbers or the names they quote fall in one group."""
-    first = str(message or "").split("\n", 1)[0]
+    first = str(message or "")[:MAX_TEXT].split("\n", 1)[0]
     first = _QUOTED.sub("…", first)
     for _ in range(20):  # nested calls: f(g(x)) loses g(x), then f's own arguments
         first, found = _ARGUMENTS.subn("…", first)
         if not found:
             break
-    first = _CODE_NAME.sub("…", first)
+    first = _CODE_NAME.sub(r"\1…", first)
     first = _NUMBER.sub("#", first)
     first = re.sub(r"…+", "…", first)
     return " ".join(first.split())
@@ -153,5 +161,5 @@ def split_cause_line(comment: str | None) -> tuple[str, str]:
     """``(message, cause)`` from a gradebook comment made by :func:`with_cause_line` (cause "" when
     its last line is no ``[cause: ...]``)."""
     text = comment or ""
-    found = _CAUSE_LINE.search(text)
+    found = _CAUSE_LINE.search(text, max(0, len(text) - MAX_TEXT))  # the last line: read the end only
     return (text[: found.start()], found.group(1).strip()) if found else (text, "")

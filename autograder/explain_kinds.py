@@ -557,7 +557,7 @@ KINDS.update(
         ),
         "anomaly_nan": Kind(
             "usage",
-            r"Function '(?P<node>\w+)' returned nan values in its (?P<index>\d+)\w* output",
+            r"Function '(?P<node>\w+)' returned nan values in its (?P<index>\d+)(?:st|nd|rd|th)? output",
             _FUNC,
             "Anomaly mode (torch.autograd.detect_anomaly) found NaN in what the Node {node} "
             "computed in backward. Typical causes: 0 * inf (a torch.where whose unused branch "
@@ -800,7 +800,7 @@ KINDS.update(
         ),
         "hook_signature": Kind(
             "usage",
-            r"(?P<function>[\w.<>]+)\(\) takes (?P<takes>\d+) positional arguments? but (?P<given>\d+) "
+            r"(?<![\w.<>])(?P<function>[\w.<>]+)\(\) takes (?P<takes>\d+) positional arguments? but (?P<given>\d+) "
             r"(?:was|were) given",
             _HOOKS,
             "{which} was called with {given} argument(s) and takes {takes}.{factory}",

@@ -1,8 +1,12 @@
 """Does every failure get a cause key that names its mistake, the same for every learner who made
 it, and nothing a learner's text or a hidden input could put there?"""
 
+import re
+import time
+
 import torch
 
+from autograder import causes
 from autograder.causes import (
     FORGED,
     NOT_ANSWERED,
@@ -13,6 +17,7 @@ from autograder.causes import (
     with_cause_line,
 )
 from autograder.checked import Checked
+from autograder.explain_kinds import KINDS
 from autograder.judge import judge
 
 
@@ -74,3 +79,60 @@ def test_a_shape_difference_is_keyed_by_what_gives_it():
     assert cause((5,), ()) == cause((7, 3), (3,)) == "tensor.shape.not_summed"
     assert cause((3,), (4, 3)) == "tensor.shape.summed_away"
     assert cause((1, 3), (3,)) == "tensor.shape.keepdim"
+
+
+# what is not literal text in a pattern: classes (\d, [^'\n]), groups' openings, quantifiers
+_TOKEN = re.compile(r"\\[A-Za-z]|\(\?(?:P<\w+>|:|<?[!=])|\[(?:\\.|[^\]])*\]|\{\d*,?\d*\}|[()?*+|{}^$.]")
+
+
+def _hostile_texts(pattern: str, n: int = 20_000) -> list[str]:
+    """Long texts a learner's error message could be, for ``pattern``: long runs (digits, letters,
+    spaces, brackets, quotes, separators), each also after every prefix of the pattern's literal
+    text (so a pattern that starts with literal words reaches its quantifiers), and the pattern's
+    literal pieces repeated."""
+    pieces = [re.sub(r"\\(.)", r"\1", p) for p in _TOKEN.split(pattern) if p]
+    runs = ["1" * n, "a" * n, "_" * n, " " * n, "(" * n, "[" * n, "'" * n, "\n" * n]
+    runs += [(unit * n)[:n] for unit in ("a1", "a.", "a ", "a'", ", a", "a(", "0.", "x 'a", ": ")]
+    texts = list(runs)
+    for i in range(1, len(pieces) + 1):
+        prefix = "x".join(pieces[:i])
+        texts += [prefix + run[: n // 2] + "!" for run in runs[:4]]
+        texts.append((pieces[i - 1] * (n // len(pieces[i - 1]) + 1))[:n])
+    return texts
+
+
+def _slow_patterns(patterns: dict) -> list[tuple[str, float]]:
+    slow = []
+    for name, pattern in patterns.items():
+        worst = 0.0
+        for text in _hostile_texts(pattern.pattern):
+            start = time.process_time()
+            for _ in pattern.finditer(text):
+                pass
+            worst = max(worst, time.process_time() - start)
+        if worst > 0.2:
+            slow.append((name, round(worst, 2)))
+    return slow
+
+
+def test_does_every_explainer_pattern_finish_fast_on_a_hostile_message():
+    """cause_of runs the explainer's patterns on a learner's error text in the grading thread: is
+    each linear, fast on 20k-character runs (no ReDoS, like `\\d+\\w* output` on a long digit run)?"""
+    patterns = {kind: re.compile(k.pattern, re.IGNORECASE) for kind, k in KINDS.items() if k.pattern}
+    assert _slow_patterns(patterns) == []
+
+
+def test_does_every_grouping_pattern_finish_fast_on_a_hostile_message():
+    """Are cause_of's and message_group's own patterns fast on 20k-character runs?"""
+    patterns = {name: getattr(causes, name) for name in dir(causes) if isinstance(getattr(causes, name), re.Pattern)}
+    assert len(patterns) >= 5
+    assert _slow_patterns(patterns) == []
+
+
+def test_is_a_huge_error_message_cut_before_it_is_explained():
+    """A 1 MB error message: is cause_of still quick, and message_group's group short?"""
+    huge = "ValueError: Function 'X' returned nan values in its " + "1" * 1_000_000 + "!"
+    start = time.process_time()
+    cause_of(huge)
+    assert len(message_group(huge)) <= causes.MAX_TEXT
+    assert time.process_time() - start < 1

@@ -30,6 +30,7 @@ __all__ = [
     "MAX_FRAME",
     "MAX_OUTPUT",
     "MAX_NOTEBOOK_OUTPUT",
+    "MAX_RECORD_VALUES",
 ]
 
 MAX_FRAME = 16 * 1024**2  # bytes of one cell's report (its records' tensors are at most 100k elements each)
@@ -37,6 +38,10 @@ MAX_OUTPUT = 100_000  # characters of one output text kept (the fork server cuts
 MAX_NOTEBOOK_OUTPUT = 2_000_000  # characters of output kept for a whole notebook's page
 MAX_OUTPUTS = 64  # outputs of one cell
 MAX_RECORDS = 10_000  # check records of one cell
+# JSON values (numbers, texts, lists, objects) in one cell's records: five tensors of the 100,000
+# elements a record may hold. 16 MiB of small ints would be ~8M values, seconds of decoding in the
+# grading thread and hundreds of MiB (two 550k-key dicts: +160 MiB, 2.7 s a cell).
+MAX_RECORD_VALUES = 500_000
 CUT = "\n... (output cut)"
 CUT_NOTEBOOK = f"... (output cut: a page keeps at most {MAX_NOTEBOOK_OUTPUT:,} characters of a notebook's outputs)"
 _MIME_KEPT = ("text/plain", "image/png", "image/jpeg")  # what a page can show; the rest is dropped here
@@ -194,8 +199,27 @@ def cell_report(frame: bytes, cell: int, budget: OutputBudget, keep_records: boo
         raise Malformed("outputs that are not a list of at most 64")
     if not isinstance(records, list) or len(records) > MAX_RECORDS:
         raise Malformed("records that are not a list of at most 10,000")
+    if _too_many_values(records, MAX_RECORD_VALUES):
+        raise Malformed(f"records of more than {MAX_RECORD_VALUES:,} values")
     if error is not None and not (isinstance(error, list) and len(error) == 2):
         raise Malformed("an error that is not a name and a message")
     kept = [o for o in (_output(raw, budget) for raw in outputs) if o is not None]
     error = None if error is None else (budget.take(_text(error[0])), budget.take(_text(error[1])))
     return CellReport(kept, error, records if keep_records else [])
+
+
+def _too_many_values(value, limit: int) -> bool:
+    """Does the parsed JSON ``value`` hold more than ``limit`` values (itself, and all inside it;
+    an object's keys and values)? Stops counting at ``limit``."""
+    stack, seen = [value], 0
+    while stack:
+        item = stack.pop()
+        seen += 1
+        if seen > limit:
+            return True
+        if isinstance(item, list):
+            stack += item
+        elif isinstance(item, dict):
+            seen += len(item)  # its keys
+            stack += item.values()
+    return False

@@ -11,8 +11,10 @@ Requests on the control socket (one JSON datagram each, answered by one):
   fork a submission process that runs cells sent on that channel; answers ``{"forked": true}``.
 - ``{"op": "reap"}``: kill every process a submission started, wherever it went (this process is
   a child subreaper, so orphans come back to it), remove the System V IPC objects and keys it left
-  (:mod:`.ipc`), empty ``/tmp`` and ``/dev/shm``; answers
-  ``{"reaped": n, "exit_code": ..., "changed": [...]}``.
+  (:mod:`.ipc`), empty ``/tmp`` and ``/dev/shm`` (through descriptors: no path length or mode a
+  submission left stops it); answers ``{"reaped": n, "exit_code": ..., "changed": [...]}``, where
+  ``changed`` also names a temporary folder that is not back to what it held when serving began
+  (an entry left, more blocks or inodes in use: :func:`residue`).
 
 A submission process runs as the same user as this server, so the kernel lets it change some of
 this process's state from outside: its resource limits (``prlimit``), nice value, CPU affinity,
@@ -38,9 +40,9 @@ import json
 import os
 import platform
 import resource
-import shutil
 import signal
 import socket
+import stat
 import sys
 import tempfile
 import time
@@ -269,54 +271,153 @@ def reap(submission: int | None, wait: bool) -> tuple[int, int | None]:
     if _SANDBOXED:  # the container's own IPC namespace and user: nothing of the machine's
         remove_system_v_objects()
         clear_user_keyrings()
-    keep = [p for p in os.environ.get("AUTOGRADER_READ_ONLY", "").split(os.pathsep) if p]
-    for folder in ("/tmp", "/dev/shm") if _SANDBOXED else ():
-        _chmod(folder, 0o1777)  # a submission may have taken the write bit off its /tmp
-        for entry in os.listdir(folder) if os.path.isdir(folder) else []:
-            path = os.path.join(folder, entry)
-            if any(p == path or p.startswith(path + "/") for p in keep):  # the course, bound read-only
-                continue
-            if os.path.isdir(path) and not os.path.islink(path):
-                _unlock(path)
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                _unlink(path)
+    for folder in _TEMPORARY if _SANDBOXED else ():
+        _empty(folder)
     return killed, code
 
 
-def _chmod(path: str, mode: int) -> None:
+# What a submission may write to, emptied after each; and what is there that the server keeps: the
+# course's checkout and venv, bound read-only under /tmp (their mount points).
+_TEMPORARY = ("/tmp", "/dev/shm")
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _kept(folder: str, entry: str) -> bool:
+    path = os.path.join(folder, entry)
+    keep = [p for p in os.environ.get("AUTOGRADER_READ_ONLY", "").split(os.pathsep) if p]
+    return any(p == path or p.startswith(path + "/") for p in keep)
+
+
+def _empty(folder: str) -> None:
+    """Remove everything in ``folder`` but what the server keeps, whatever modes a submission left."""
     try:
-        os.chmod(path, mode)
+        os.chmod(folder, 0o1777)  # a submission may have taken the write bit off its /tmp
+    except OSError:
+        pass
+    empty(folder, lambda entry: _kept(folder, entry))
+
+
+def empty(folder: str, kept=lambda entry: False) -> None:
+    """Remove every entry of ``folder`` (but those ``kept`` names) with :func:`remove_entry`."""
+    try:
+        fd = os.open(folder, _FOLDER)
+    except OSError:
+        return
+    try:
+        for entry in os.listdir(fd):
+            if not kept(entry):
+                remove_entry(fd, entry)
+    finally:
+        os.close(fd)
+
+
+def remove_entry(parent: int, name: str) -> None:
+    """Remove ``name`` from the folder open as descriptor ``parent``: a file, or a folder and all in
+    it, bottom-up, giving each folder back its owner's rights first (a folder without x or w bits
+    cannot be emptied). Works through descriptors, one folder open at a time, never by path: no path
+    length (ENAMETOOLONG past 4,096 characters) or depth stops it. Run when no submission process is
+    left (nothing moves folders meanwhile). Never raises."""
+    try:
+        if not _is_folder(parent, name):
+            os.unlink(name, dir_fd=parent)
+            return
+        _chmod_at(parent, name)
+        fd = os.open(name, _FOLDER, dir_fd=parent)
+    except OSError:
+        return
+    stack = [(name, _files_removed(fd))]  # per open level: its name and the subfolders left in it
+    try:
+        while stack:
+            pending = stack[-1][1]
+            if pending:
+                sub = pending.pop()
+                _chmod_at(fd, sub)
+                try:
+                    child = os.open(sub, _FOLDER, dir_fd=fd)
+                except OSError:
+                    continue
+                os.close(fd)
+                fd = child
+                stack.append((sub, _files_removed(fd)))
+            else:
+                done = stack.pop()[0]
+                up = os.open("..", _FOLDER, dir_fd=fd)
+                os.close(fd)
+                fd = up
+                try:
+                    os.rmdir(done, dir_fd=fd)
+                except OSError:
+                    pass
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _is_folder(parent: int, name: str) -> bool:
+    return stat.S_ISDIR(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+
+
+def _chmod_at(parent: int, name: str) -> None:
+    try:
+        os.chmod(name, 0o700, dir_fd=parent)  # a folder (checked, and nothing runs that could swap it)
     except OSError:
         pass
 
 
-def _unlock(top: str) -> None:
-    """Give every folder under ``top`` back its owner's rights, so that it can be removed whatever
-    modes a submission left (a folder without x or w bits cannot be emptied)."""
-    stack = [top]
-    while stack:
-        folder = stack.pop()
-        _chmod(folder, 0o700)
+def _files_removed(fd: int) -> list[str]:
+    """Unlink every entry of the folder open as ``fd`` that is not a folder; its subfolders' names."""
+    folders = []
+    try:
+        with os.scandir(fd) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.name)
+                else:
+                    try:
+                        os.unlink(entry.name, dir_fd=fd)
+                    except OSError:
+                        pass
+    except OSError:
+        pass
+    return folders
+
+
+def residue() -> list[str]:
+    """What a submission left in the temporary folders after they were emptied: ``["/tmp"]`` when
+    an entry is still there (one the server does not keep), or more blocks or inodes are in use
+    than when serving began (:func:`temporary_use`). Each is a reason to replace the container."""
+    found = []
+    for folder, used in temporary_use().items():
         try:
-            entries = os.scandir(folder)
+            left = [e for e in os.listdir(folder) if not _kept(folder, e)]
+        except OSError:
+            left = []
+        if left or any(now > then for now, then in zip(used, _BASELINE.get(folder, used), strict=True)):
+            found.append(f"residue in {folder}")
+    return found
+
+
+def temporary_use() -> dict[str, tuple[int, int]]:
+    """Blocks and inodes in use on each temporary folder's file system (``os.statvfs``)."""
+    use = {}
+    for folder in _TEMPORARY if _SANDBOXED else ():
+        try:
+            v = os.statvfs(folder)
         except OSError:
             continue
-        with entries:
-            stack += [e.path for e in entries if e.is_dir(follow_symlinks=False)]
+        use[folder] = (v.f_blocks - v.f_bfree, v.f_files - v.f_ffree)
+    return use
 
 
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+_BASELINE: dict[str, tuple[int, int]] = {}
 
 
 def serve(control: socket.socket) -> None:
     """Answer fork and reap requests until the control socket closes, or until this process's
     state is no longer what it was when serving began (then it answers once more and returns)."""
     submission, baseline = None, state()
+    _BASELINE.update(temporary_use())  # what the server's own mount points use, before any submission
     while True:
         try:
             message, fds, _, _ = socket.recv_fds(control, 65536, 1)
@@ -344,7 +445,7 @@ def serve(control: socket.socket) -> None:
             control.send(b'{"forked": true}')
         elif request.get("op") == "reap":
             killed, code = reap(submission, bool(request.get("wait")))
-            submission, different = None, changed(baseline)
+            submission, different = None, changed(baseline) + residue()
             control.send(json.dumps({"reaped": killed, "exit_code": code, "changed": different}).encode())
             if different:
                 return

@@ -43,7 +43,8 @@ def check_id(value: str, what: str = "student id") -> str:
 def csv_cell(value: object) -> str:
     """``value`` as a CSV cell that no spreadsheet evaluates: a text starting with ``= + - @``, a
     tab or a line break gets a leading ``'`` (OWASP's advice for CSV injection). Numbers stay as
-    they are (a negative score is still a number)."""
+    they are (a negative score is still a number); a text only when it is a plain decimal
+    (``-2``, ``-1.5e3``), not anything else ``float()`` reads (``+inf``, ``+1_000``)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         text = str(value)
         if text.startswith(_FORMULA_START) and not _is_number(text):
@@ -52,12 +53,12 @@ def csv_cell(value: object) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+# a plain decimal only: float() also reads "+inf", "+Infinity", "+1_000", " -1", Arabic digits
+_PLAIN_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+
+
 def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    return _PLAIN_NUMBER.fullmatch(text) is not None
 
 
 def terminal(text: str) -> str:

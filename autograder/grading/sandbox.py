@@ -21,6 +21,7 @@ container is replaced before anyone else is forked from it. ``Sandbox(sandboxed=
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -33,6 +34,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from .cgroups import container_cgroups, remove_cgroup
+from .forkserver import empty
 from .limits import Limits
 
 __all__ = ["Sandbox", "SandboxError", "sandbox_problem", "bwrap_command"]
@@ -289,9 +291,10 @@ class Sandbox:
                 self.close()
         except (OSError, SandboxError, AttributeError, ValueError):
             self.close()
-        if self._tmp:
-            for entry in Path(self._tmp).iterdir():
-                shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink(missing_ok=True)
+        if self._tmp:  # without a sandbox: its own folder on the machine's /tmp, emptied as the server does
+            with contextlib.suppress(OSError):
+                os.chmod(self._tmp, 0o700)
+            empty(self._tmp)
         return code if isinstance(code, int) else None
 
     def close(self) -> None:
@@ -318,7 +321,11 @@ class Sandbox:
             remove_cgroup(group)
         self._cgroups = []
         if self._tmp:
-            shutil.rmtree(self._tmp, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                os.chmod(self._tmp, 0o700)  # a submission may have taken its bits off
+            empty(self._tmp)
+            with contextlib.suppress(OSError):
+                os.rmdir(self._tmp)
             self._tmp = None
 
     def __enter__(self) -> Sandbox:

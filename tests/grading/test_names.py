@@ -20,12 +20,34 @@ def test_an_unsafe_id_is_refused_with_its_control_characters_escaped(bad):
     assert "\x1b" not in str(error.value) and "\x07" not in str(error.value)
 
 
-@pytest.mark.parametrize("formula", ["=1+1", "+cmd", "-2+3", "@SUM(A1)", "\t=1", "\r=1", '=HYPERLINK("http://x")'])
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "=1+1",
+        "+cmd",
+        "-2+3",
+        "@SUM(A1)",
+        "\t=1",
+        "\r=1",
+        '=HYPERLINK("http://x")',
+        "+inf",
+        "+Infinity",
+        "-inf",
+        "-nan",
+        "+1_000",
+        "+1",
+        "-1 ",
+        "-\u0661",
+        "-1e5+A1",
+    ],
+)
 def test_a_cell_that_would_start_a_formula_is_quoted(formula):
     assert csv_cell(formula) == "'" + formula
 
 
-@pytest.mark.parametrize("value, cell", [(-1.5, "-1.5"), (3, "3"), (2.0, "2"), ("-2", "-2"), ("graded", "graded")])
+@pytest.mark.parametrize(
+    "value, cell", [(-1.5, "-1.5"), (3, "3"), (2.0, "2"), ("-2", "-2"), ("-1.5e-3", "-1.5e-3"), ("graded", "graded")]
+)
 def test_numbers_and_plain_text_are_unchanged(value, cell):
     assert csv_cell(value) == cell
 

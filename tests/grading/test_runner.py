@@ -214,6 +214,7 @@ FORGED_REPORTS = {
     "a cell number that is a bool": "report(cell=False)",
     "an error of numbers": "report(error=[1, 2])",
     "records that are not a list": "report(records={'x': 1})",
+    "records of too many values": "report(records=[{'__dict__': [[i, 0] for i in range(200_000)]}])",
     "not JSON": "frame(b'\\xff not json')",
     "JSON nested too deep": "frame(b'[' * 200000)",
     "a frame over the size limit": "os.write(channel(), struct.pack('!i', 2**31 - 1))\ntime.sleep(30)",
@@ -301,3 +302,54 @@ def test_a_submission_cannot_reach_into_its_fork_server(sandbox):
     memory, take its descriptors or see its files (it is not dumpable)?"""
     run = run_cells([_REACH_INTO_PARENT], sandbox, Limits())
     assert run.status == "ok" and run.cells[0].outputs[0]["text"] == "[]\n", run.cells[0]
+
+
+# A submission's leftovers deeper than PATH_MAX (18 folders of 250-character names: 4,518
+# characters), in a folder it made read-only, in both temporary folders.
+_DEEP_RESIDUE = (
+    "import os\n"
+    "for top in ('/tmp', '/dev/shm'):\n"
+    "    fd = os.open(top, os.O_RDONLY)\n"
+    "    for i in range(18):\n"
+    "        name = chr(97 + i) * 250\n"
+    "        os.mkdir(name, dir_fd=fd)\n"
+    "        fd = os.open(name, os.O_RDONLY, dir_fd=fd)\n"
+    "    os.mkdir('locked', dir_fd=fd)\n"
+    "    locked = os.open('locked', os.O_RDONLY, dir_fd=fd)\n"
+    "    for n in range(3):\n"
+    "        os.close(os.open(f'planted{n}', os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=locked))\n"
+    "    os.fchmod(locked, 0o500)\n"
+    "    os.fchmod(fd, 0o500)\n"
+)
+_TEMPORARY_LEFT = (
+    "import os\n"
+    "kept = set(os.environ.get('AUTOGRADER_READ_ONLY', '').split(os.pathsep)) | {os.getcwd()}  # and its own\n"
+    "print(sorted(e for top in ('/tmp', '/dev/shm') for e in os.listdir(top)"
+    " if not any(k == os.path.join(top, e) or k.startswith(os.path.join(top, e) + '/') for k in kept)))\n"
+)
+
+
+def test_files_deeper_than_path_max_in_a_read_only_folder_do_not_reach_the_next_submission(sandbox):
+    """A submission leaves files under a read-only folder deeper than 4,096 characters in /tmp and
+    /dev/shm (where removing by path fails): does the next submission find both empty?"""
+    attack = run_cells([_DEEP_RESIDUE], sandbox, Limits())
+    assert attack.cells[0].finished and attack.cells[0].error is None, attack.cells[0]
+    after = run_cells([_TEMPORARY_LEFT], sandbox, Limits())
+    assert after.status == "ok" and after.cells[0].outputs[0]["text"].strip() == "[]", after.cells[0]
+
+
+def test_what_is_left_in_a_temporary_folder_replaces_the_container(tmp_path, monkeypatch):
+    """When emptying leaves an entry, or more blocks or inodes in use than when serving began, does
+    the fork server's reap answer name it (so the grader replaces the container)?"""
+    from autograder.grading import forkserver
+
+    monkeypatch.setattr(forkserver, "_SANDBOXED", True)
+    monkeypatch.setattr(forkserver, "_TEMPORARY", (str(tmp_path),))
+    monkeypatch.setattr(forkserver, "_BASELINE", {str(tmp_path): (10, 5)})
+    monkeypatch.setattr(forkserver, "temporary_use", lambda: {str(tmp_path): (10, 5)})
+    assert forkserver.residue() == []
+    (tmp_path / "left").write_text("x")
+    assert forkserver.residue() == [f"residue in {tmp_path}"]
+    (tmp_path / "left").unlink()
+    monkeypatch.setattr(forkserver, "temporary_use", lambda: {str(tmp_path): (10, 6)})  # an inode more
+    assert forkserver.residue() == [f"residue in {tmp_path}"]

@@ -25,6 +25,7 @@ import fcntl
 import os
 import shutil
 import sys
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -118,7 +119,7 @@ class Store:
         try:
             _alembic_on_path()
             with _alembic_head_in_process():
-                self.gb = Gradebook(db_url)
+                self.gb = _open_gradebook(db_url)
             try:  # after nbgrader made (and versioned) its own tables
                 _Base.metadata.create_all(bind=self.gb.engine)
             except DBAPIError:  # another writer of a server gradebook created it meanwhile
@@ -330,6 +331,21 @@ class Store:
     def statuses(self) -> dict[str, str]:
         """``{SubmittedAssignment.id: the grader's status}``."""
         return {s.submission_id: s.status for s in self.gb.db.query(_Status)}
+
+
+def _open_gradebook(db_url: str, tries: int = 3) -> Gradebook:
+    """nbgrader's ``Gradebook(db_url)``. A new gradebook's tables are made by whoever opens it first:
+    when another process (formgrader, ``nbgrader export``, a second reader) makes them between
+    nbgrader's check and its ``CREATE TABLE``, nbgrader raises "table ... already exists"; opened
+    again, the gradebook is found made and is used as it is."""
+    for attempt in range(tries):
+        try:
+            return Gradebook(db_url)
+        except DBAPIError:
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.5)
+    raise AssertionError("unreachable")
 
 
 def _alembic_on_path() -> None:

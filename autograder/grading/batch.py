@@ -264,7 +264,7 @@ def _grade_into(
             broken[assignment] = status.not_graded(str(error))
 
     def grade(submission: Submission) -> Result:
-        notebook_file, source = sources[submission.assignment_id]
+        source = sources[submission.assignment_id][1]
         if submission.linked or submission.assignment_id in broken:  # nothing runs; every question 0
             why = status.LINKED if submission.linked else broken[submission.assignment_id]
             result = Result(
@@ -293,6 +293,11 @@ def _grade_into(
                 )
         if not sandboxed:
             result.status = status.unsandboxed(result.status)
+        return result
+
+    def hand_out(result: Result, submission: Submission) -> None:
+        # After the store recorded it: the page then shows the late penalty the gradebook applied.
+        notebook_file = sources[submission.assignment_id][0]
         page = out / "feedback" / submission.student_id / f"{submission.assignment_id}.html"
         try:
             render_feedback(pages, result, page)
@@ -303,8 +308,7 @@ def _grade_into(
             folder = _folder(submitted, submission)
             write_autograded(course, result.student_id, result.assignment_id, notebook_file, result.notebook, folder)
             place_feedback(course, result.student_id, result.assignment_id, notebook_file, page, folder)
-        result.notebook = None  # the store does not need it; free it before the next one
-        return result
+        result.notebook = None  # nothing needs it now; free it before the next one
 
     rows = [
         dict(
@@ -344,6 +348,8 @@ def _grade_into(
                         notes.append(f"{result.student_id}/{result.assignment_id}: {problem}")
                     recorded = store.record(result, sources[result.assignment_id][0], timestamp)
                     changes[(result.student_id, result.assignment_id)] = (recorded.old, recorded.new)
+                    result.late_penalty = recorded.late_penalty
+                    hand_out(result, submission)
                     grading.advance()
             finally:
                 grading.close()

@@ -24,6 +24,16 @@ def _question(grade_id: str) -> str:
     return f"Question {found.group(1)}" if found else grade_id
 
 
+def _points(result: Result) -> str:
+    """``6 / 8``, or with a late penalty ``2 / 8 (6 before the late-submission penalty of 4)``: the
+    score the gradebook (and ``nbgrader export``) gives, and how it came about."""
+    if result.late_penalty <= 0:
+        return f"{result.score:g} / {result.max_score:g}"
+    final = max(result.score - result.late_penalty, 0)
+    before = f"{result.score:g} before the late-submission penalty of {result.late_penalty:g}"
+    return f"{final:g} / {result.max_score:g} ({before})"
+
+
 def _summary(result: Result, secret: set[str]) -> str:
     """The page's first part, as HTML: the score, the status and one row per question (every
     text redacted and escaped: a status, a message or a student's folder name is data)."""
@@ -38,7 +48,7 @@ def _summary(result: Result, secret: set[str]) -> str:
     )
     return (
         f'<section class="summary rendered_html">\n<h1>Feedback: {e(result.assignment_id)}</h1>\n'
-        f"<p>Student <strong>{e(result.student_id)}</strong>: <strong>{result.score:g} / {result.max_score:g}</strong> "
+        f"<p>Student <strong>{e(result.student_id)}</strong>: <strong>{_points(result)}</strong> "
         f"points. Status: {e(result.status)}.</p>\n"
         '<table>\n<thead><tr><th style="text-align:left">question</th><th style="text-align:right">points</th>'
         f'<th style="text-align:left">result</th></tr></thead>\n<tbody>\n{rows}\n</tbody>\n</table>\n'

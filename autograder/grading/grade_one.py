@@ -58,13 +58,16 @@ class QuestionResult:
 class Result:
     """A graded submission. ``status`` is ``"graded"`` or says why grading stopped early
     (``"timeout in q2_check"``, ``"crashed (signal 11) in q1_answer"``, ``"unreadable: ..."``,
-    ``"no notebook"``); questions after such a stop score 0."""
+    ``"no notebook"``); questions after such a stop score 0. ``late_penalty``: the points the
+    gradebook's late-submission plugin takes off (set by the batch once the store recorded it;
+    ``score`` is before it)."""
 
     student_id: str
     assignment_id: str
     status: str
     questions: list[QuestionResult] = field(default_factory=list)
     notebook: nbformat.NotebookNode | None = None
+    late_penalty: float = 0.0
 
     @property
     def score(self) -> float:

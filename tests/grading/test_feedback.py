@@ -109,3 +109,15 @@ def test_a_page_has_a_size_limit_with_a_note(source):
     page = feedback_html(Result("ada", "ex01", "graded", [QuestionResult("q1_check", 2)], nb))
     assert len(page) <= MAX_PAGE + 1000 and "a feedback page holds at most" in page
     assert page.index("Feedback: ex01") < page.index("a feedback page holds at most")
+
+
+def test_a_late_submitters_page_shows_the_score_after_the_late_penalty(source):
+    """Does a late submission's page give the score the gradebook gives (after the late-submission
+    plugin's penalty) and say how it came about, rather than the full marks before it?"""
+    nb = nbformat.v4.new_notebook()
+    on_time = Result("bob", "ex02", "graded", [QuestionResult("q1_check", 8, 8)], nb)
+    late = Result("bob", "ex02", "graded", [QuestionResult("q1_check", 8, 8)], nb, late_penalty=8)
+    assert "<strong>8 / 8</strong>" in feedback_html(on_time)
+    page = feedback_html(late)
+    assert "<strong>0 / 8 (8 before the late-submission penalty of 8)</strong>" in page
+    assert "<strong>8 / 8</strong>" not in page

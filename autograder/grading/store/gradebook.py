@@ -90,10 +90,12 @@ def sqlite_path(db_url: str) -> Path | None:
 
 @dataclass(frozen=True)
 class Recorded:
-    """What recording one submission changed: its score before (None: new) and after."""
+    """What recording one submission changed: its score before (None: new) and after (points,
+    after any late penalty), and the late penalty in points (0: on time, or no penalty)."""
 
     old: float | None
     new: float
+    late_penalty: float = 0.0
 
 
 class Store:
@@ -261,7 +263,7 @@ class Store:
             db.rollback()
             raise
         db.expire(submission)
-        return Recorded(old, _final(submission))
+        return Recorded(old, _final(submission), float(submission.late_submission_penalty or 0))
 
     def _fill(self, submission, assignment, notebook_id: str, by_id: dict):
         """Set the grades and comments of ``submission`` from ``by_id`` (``{grade_id:

@@ -215,17 +215,25 @@ def _store_of(args):
 
 
 def _export(args) -> int:
-    from .grading.out.exports import export_all
+    from .grading.names import terminal
+    from .grading.out.exports import export_all, not_in_roster
     from .grading.store.gradebook import StoreBusy
 
+    roster = Path(args.canvas_roster) if args.canvas_roster else None
     try:
         with _store_of(args) as store:
-            written = export_all(store, Path(args.out), Path(args.canvas_roster) if args.canvas_roster else None)
+            written = export_all(store, Path(args.out), roster)
+            missing = not_in_roster(store, roster) if roster else []
     except (FileNotFoundError, ValueError, StoreBusy) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     for path in written:
         print(f"Wrote {path}")
+    for student in missing:
+        print(
+            f"note: {terminal(student)} is not in {roster.name} (by ID, SIS User ID or SIS Login ID): "
+            "canvas.csv has no Canvas id for them, and Canvas's import will not match that row"
+        )
     return 0
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from ..store.gradebook import Store, _final
 from ..store.views import QUESTION_COLUMNS, number, question_rows, write_csv
 
-__all__ = ["CANVAS_ID_COLUMNS", "export_all", "summary_table", "canvas_table", "read_canvas_roster"]
+__all__ = ["CANVAS_ID_COLUMNS", "export_all", "summary_table", "canvas_table", "read_canvas_roster", "not_in_roster"]
 
 CANVAS_ID_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 _MATCH = ("SIS Login ID", "SIS User ID", "ID")
@@ -99,6 +99,18 @@ def canvas_table(store: Store, roster: Path | None = None) -> tuple[list[str], l
         row.update({t: number(scores[student].get(a)) for a, t in zip(assignments, titles)})
         rows.append(row)
     return columns, [points], rows
+
+
+def not_in_roster(store: Store, roster: Path) -> list[str]:
+    """The graded students that Canvas's gradebook export ``roster`` does not name (by ``ID``,
+    ``SIS User ID`` or ``SIS Login ID``): their ``canvas.csv`` rows carry no Canvas id, and Canvas's
+    import will not match them.
+
+    Raises:
+        ValueError: ``roster`` is not a Canvas gradebook export.
+    """
+    people, _ = read_canvas_roster(roster)
+    return sorted(student for student in _scores(store)[2] if student not in people)
 
 
 def export_all(store: Store, out: Path, roster: Path | None = None) -> list[Path]:

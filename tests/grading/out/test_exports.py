@@ -94,10 +94,10 @@ def test_the_exports_hold_every_grade_in_their_importers_shapes(graded_store, ca
         assert not any(c.startswith(("=", "+", "@")) for c in cells), path
 
 
-def test_a_canvas_roster_gives_canvass_ids_and_assignment_columns(graded_store, tmp_path):
+def test_a_canvas_roster_gives_canvass_ids_and_assignment_columns(graded_store, tmp_path, capsys):
     """Given Canvas's own gradebook export, are its ID, SIS User ID and Section used for each
     student (matched on the SIS Login ID) and its assignment header `ex01 (1234)` kept, so the
-    import updates that assignment?"""
+    import updates that assignment, and is a student the roster does not name said aloud?"""
     out, url = graded_store
     roster = tmp_path / "canvas-export.csv"
     roster.write_text(
@@ -113,6 +113,8 @@ def test_a_canvas_roster_gives_canvass_ids_and_assignment_columns(graded_store, 
     rows = {row[3]: row for row in canvas[2:]}
     assert rows["ann"] == ["Lovelace, Ada", "101", "S-1", "ann", "Section A", "3", "0"]
     assert rows["evil"][1:4] == ["", "", "evil"]  # not in Canvas's roster: matched by login only
+    notes = [line for line in capsys.readouterr().out.splitlines() if line.startswith("note:")]
+    assert len(notes) == 1 and "is not in canvas-export.csv" in notes[0] and "\x1b" not in notes[0]
 
 
 def test_an_export_without_a_gradebook_says_so(tmp_path, capsys):

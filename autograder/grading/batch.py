@@ -34,6 +34,7 @@ from .out.course_files import place_feedback, write_autograded
 from .progress import GradingBar, solutions_bar
 from .sandbox import Sandbox, SandboxError, sandbox_problem
 from .shards import in_shard, one_writer_at_a_time, part_url
+from .store import default_db_url
 from .store.config import course_config
 from .store.gradebook import Store
 from .store.views import CSV_COLUMNS, grade_rows, number, write_csv
@@ -124,11 +125,6 @@ def _row(result: Result) -> dict:
         late_penalty="0",
         timestamp="",
     )
-
-
-def default_db_url(out: Path) -> str:
-    """The store of a run with no ``db_url``: ``OUT/gradebook.db`` (never the course's)."""
-    return "sqlite:///" + str(Path(out).resolve() / "gradebook.db")
 
 
 class _Sandboxes:

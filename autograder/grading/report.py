@@ -32,6 +32,7 @@ import nbformat
 from ..causes import key, message_group, split_cause_line
 from .names import csv_cell, terminal
 from .redact import redact
+from .store import default_db_url
 
 __all__ = [
     "Row",
@@ -338,12 +339,6 @@ def report_from_results(results: Iterable, out: Path, solutions: Path | None = N
     """Write the report of a grade run's in-memory results (``grade_one.Result``) into ``out``;
     ``solutions``: the nbgrader source folder, whose hidden tests the examples are scrubbed of."""
     return write_report(rows_from_results(results), out, _sources(solutions))
-
-
-def default_db_url(out: Path) -> str:
-    """The gradebook of a grade run with no ``--db``: ``OUT/gradebook.db`` (where ``grade --out OUT``
-    writes it)."""
-    return "sqlite:///" + str(Path(out).resolve() / "gradebook.db")
 
 
 def report_from_gradebook(db_url: str | None, out: Path, solutions: Path | None = None) -> Summary:

@@ -11,3 +11,13 @@ Formgrader, ``nbgrader export`` and manual grading read and write the same datab
 grader's scores and an instructor's manual grades sit side by side (a rerun keeps manual scores,
 as ``nbgrader autograde`` does).
 """
+
+from pathlib import Path
+
+__all__ = ["default_db_url"]
+
+
+def default_db_url(out: Path) -> str:
+    """The store of a ``grade --out OUT`` run with no ``--db``: ``OUT/gradebook.db`` (never the
+    course's), where ``report`` and ``export`` then find it."""
+    return "sqlite:///" + str(Path(out).resolve() / "gradebook.db")

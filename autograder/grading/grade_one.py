@@ -23,7 +23,7 @@ import nbformat
 
 from ..causes import NOT_ANSWERED, cause_of
 from . import status
-from .assemble import assemble, grade_id, is_test, questions, visible_source
+from .assemble import assemble, grade_id, is_test, questions, visible_source, withheld_here
 from .limits import Limits
 from .references import withhold
 from .runner import run_cells
@@ -223,7 +223,7 @@ def grade_notebook(
         return result
     graded = assemble(source, submission)
     cells = _code_cells(graded)
-    texts = [withhold(c.source) if is_test(c) else c.source for c in cells]
+    texts = [withhold(c.source) if withheld_here(c) else c.source for c in cells]
     names = [grade_id(c) or f"cell {i + 1}" for i, c in enumerate(cells)]
     run, stops = _run_past_stops(texts, sandbox, limits, _tests(cells))
     if stops:

@@ -121,3 +121,15 @@ def test_a_late_submitters_page_shows_the_score_after_the_late_penalty(source):
     page = feedback_html(late)
     assert "<strong>0 / 8 (8 before the late-submission penalty of 8)</strong>" in page
     assert "<strong>8 / 8</strong>" not in page
+
+
+def test_a_sources_check_helpers_are_folded_on_the_page(source):
+    """Is a collapsed cell of the source (a question's check helpers) folded on the page, under its
+    first line, as JupyterLab shows it, while the other cells' code is shown open?"""
+    nb = nbformat.reads(nbformat.writes(source), as_version=4)
+    nb.cells[2].source = "# Question 1's check helpers <b>\ndef helper():\n    return 1\n"
+    nb.cells[2].metadata["jupyter"] = {"source_hidden": True}
+    page = feedback_html(Result("ada", "ex01", "graded", [QuestionResult("q1_check", 2, 2, "")], nb))
+    assert "<details><summary># Question 1&#x27;s check helpers &lt;b&gt;</summary><pre>" in page
+    assert page.count("<details>") == 1
+    assert page_problems(page) == []

@@ -23,8 +23,6 @@ GRADED_ONLY = {
     "ex06-q1-created-in-no-grad": "six of the predictions are graded only",
     "ex06-q2-enable-grad-revives": "snippets E to L are graded only",
     "ex07-q3-running-sums": "the other snippets are graded only",
-    "ex08-q2-sqrt-rule": "the visible model's best count is the sqrt rule's; hidden models' are not",
-    "ex08-q2-last-of-ties": "the visible model has no tie",
     "ex08-q3-head-loses-grad": "the gradient predictions are graded only",
     "ex09-q3-no-cycle": "w and y_after_del are graded only",
     "ex10-q1-full-backward-inplace": "the question states that hidden models contain in-place activations",

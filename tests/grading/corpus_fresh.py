@@ -581,6 +581,680 @@ WRONG = {
             "prediction.h_requires_grad_predictions.D",
         },
     },
+    "ex09_functions": {
+        "f01-09-beta-forgotten": {
+            "cause": "backward returns sigmoid(x) instead of sigmoid(beta "
+            "* x): the chain rule's beta inside the sigmoid is "
+            "dropped",
+            "answers": {
+                "q1_answer": "class StableSoftplus(Function):\n"
+                "    @staticmethod\n"
+                "    def forward(x, beta):\n"
+                "        z = beta * x\n"
+                "        return (z.clamp(min=0) + "
+                "torch.log1p(torch.exp(-z.abs()))) / "
+                "beta\n"
+                "\n"
+                "    @staticmethod\n"
+                "    def setup_context(ctx, inputs, "
+                "output):\n"
+                "        x, beta = inputs\n"
+                "        ctx.save_for_backward(x)\n"
+                "        ctx.beta = beta\n"
+                "\n"
+                "    @staticmethod\n"
+                "    def backward(ctx, grad_y):\n"
+                "        (x,) = ctx.saved_tensors\n"
+                "        return grad_y * "
+                "torch.sigmoid(x), None\n"
+            },
+            "fails": {"q1_check": "backward's gradient is not the derivative of forward"},
+            "judged": "not named",
+            "message": "gradcheck failed (Jacobian mismatch for output 0 "
+            "with respect to input 0,): backward's gradient is "
+            "not the derivative of forward",
+        },
+        "f01-09-saves-two": {
+            "cause": "saves z = beta * x besides x: two tensors of x's size "
+            "instead of one, and z, computed inside forward, has no "
+            "graph, so the second derivative through it is lost",
+            "answers": {
+                "q1_answer": "class StableSoftplus(Function):\n"
+                "    @staticmethod\n"
+                "    def forward(ctx, x, beta):\n"
+                "        z = beta * x\n"
+                "        ctx.save_for_backward(x, z)\n"
+                "        ctx.beta = beta\n"
+                "        return (z.clamp(min=0) + "
+                "torch.log1p(torch.exp(-z.abs()))) / beta\n"
+                "\n"
+                "    @staticmethod\n"
+                "    def backward(ctx, grad_y):\n"
+                "        x, z = ctx.saved_tensors\n"
+                "        return grad_y * torch.sigmoid(z), "
+                "None\n"
+            },
+            "fails": {"q1_check": "part of backward is not recorded under create_graph=True"},
+            "judged": "partly",
+            "message": "gradgradcheck failed (Jacobian mismatch for output 0 "
+            "with respect to input 0,): The first derivative is "
+            "right, so part of backward is not recorded under "
+            "create_graph=True (a .detach(), .data, or a value "
+            "computed outside torch): its derivative is missing from "
+            "the second derivative.",
+        },
+        "f01-09-float-mask": {
+            "cause": "saves the mask converted to x's dtype ((x > "
+            "0).to(x.dtype)), 4 or 8 bytes per element, not a bool "
+            "mask",
+            "answers": {
+                "q2_answer": "class LeanLeakyReLU(Function):\n"
+                "    @staticmethod\n"
+                "    def forward(x, slope):\n"
+                "        return torch.where(x > 0, x, "
+                "slope * x)\n"
+                "\n"
+                "    @staticmethod\n"
+                "    def setup_context(ctx, inputs, "
+                "output):\n"
+                "        x, slope = inputs\n"
+                "        ctx.save_for_backward((x > "
+                "0).to(x.dtype))\n"
+                "        ctx.slope = slope\n"
+                "\n"
+                "    @staticmethod\n"
+                "    def backward(ctx, grad_y):\n"
+                "        (mask,) = ctx.saved_tensors\n"
+                "        return grad_y * (mask + (1 - "
+                "mask) * ctx.slope), None\n"
+            },
+            "fails": {"q2_check": "More than a bool mask is saved"},
+            "judged": "named",
+            "message": "saved bytes of LeanLeakyReLU, x: [8, 16] float32 is "
+            "wrong: expected 128, got 512. More than a bool mask is "
+            "saved: x or the output cost 4 bytes per element in "
+            "float32 (8 in float64), a mask x > 0 costs 1. Save "
+            "only the mask.\n"
+            "[cause: value.more_than_a_bool_mask_is]",
+        },
+        "f01-09-w-freed": {
+            "cause": "thinks every tensor passed to save_for_backward is freed by "
+            "backward, w included (w is held by its AccumulateGrad Node)",
+            "answers": {
+                "q3_answer": "def alive():\n"
+                '    return {"x": False, "w": False, "h": '
+                'True, "g": False, "y_after_del": True}\n'
+            },
+            "fails": {"q3_check": "it is a leaf that requires grad"},
+            "judged": "named",
+            "message": "4 of 5 predictions are right; rethink: w\n"
+            "  - w: w went through ctx.save_for_backward too, but it "
+            "is a leaf that requires grad: the graph reaches it "
+            "through an AccumulateGrad Node in the next_functions of "
+            "Gate's Node, and that Node holds its leaf. (a hidden "
+            "test: its inputs are not shown)\n"
+            "[cause: pre",
+        },
+    },
+    "ex10_hooks": {
+        "f01-10-late-binding": {
+            "cause": "the lambda inside the forward hook reads `name` from the "
+            "loop when backward runs (late binding): every entry gets "
+            "the last module's name",
+            "answers": {
+                "q1_answer": "def attach_grad_norm_hooks(model, log):\n"
+                "    handles = []\n"
+                "    for name, module in "
+                "model.named_modules():\n"
+                "        if list(module.children()):\n"
+                "            continue\n"
+                "\n"
+                "        def forward_hook(module, args, "
+                "out):\n"
+                "            out.register_hook(lambda g: "
+                "log.append((name, g.norm().item())))\n"
+                "\n"
+                "        "
+                "handles.append(module.register_forward_hook(forward_hook))\n"
+                "    return handles\n"
+            },
+            "fails": {"q1_check": "a closure in a loop reads the loop variable when it runs"},
+            "judged": "named",
+            "message": "modules logged is wrong: expected 'every leaf module', "
+            "got 'one name for several modules'. The same name was "
+            "logged for several modules: each hook must bind its "
+            "module's name when it is made (a closure in a loop reads "
+            "the loop variable when it runs: pass name=name).\n"
+            "[cause: value.the_same_name_was_l",
+        },
+        "f01-10-clip-upper-only": {
+            "cause": "clips only from above (clamp_(max=clip)): negative gradients below -clip are left as they are",
+            "answers": {
+                "q2_answer": "def attach_clip_hooks(model, clip):\n"
+                "    def clip_grad(p):\n"
+                "        p.grad.clamp_(max=clip)\n"
+                "\n"
+                "    return "
+                "[p.register_post_accumulate_grad_hook(clip_grad) "
+                "for p in model.parameters() if "
+                "p.requires_grad]\n"
+            },
+            "fails": {"q2_check": "A hook's result must reach .grad"},
+            "judged": "misleading",
+            "message": "0.weight differs from the expected value (relative "
+            "error 7.9e+00 in max-norm; the test is elementwise, "
+            "|received - expected| <= atol + rtol * |expected| "
+            "with rtol=1.3e-06, atol=1e-05, and its worst element "
+            "is off by 4 where 1.1e-05 is allowed).\n"
+            "  (the same for 0.bias, 2.weight, 2.bias)\n"
+            "A hook's resu",
+        },
+        "f01-10-four-bytes": {
+            "cause": "assumes 4 bytes per element (float32) for every gradient "
+            "instead of the parameter's element_size()",
+            "answers": {
+                "q3_answer": "def fuse_sgd_into_backward(model, lr):\n"
+                "    def step(p):\n"
+                "        with torch.no_grad():\n"
+                "            p.add_(p.grad, alpha=-lr)\n"
+                "        p.grad = None\n"
+                "\n"
+                "    return "
+                "[p.register_post_accumulate_grad_hook(step) "
+                "for p in model.parameters() if "
+                "p.requires_grad]\n"
+                "\n"
+                "\n"
+                "def peak_grad_bytes(model, fused):\n"
+                "    sizes = [p.numel() * 4 for p in "
+                "model.parameters() if p.requires_grad]\n"
+                "    return max(sizes) if fused else "
+                "sum(sizes)\n"
+            },
+            "fails": {"q3_check": "is wrong on a hidden test"},
+            "judged": "not named",
+            "message": "peak_grad_bytes(model, fused=True) is wrong on a hidden "
+            "test (a hidden test shows neither its inputs nor its "
+            "values).\n"
+            "[cause: bytes.mismatch]",
+        },
+        "f01-10-params-packed": {
+            "cause": "packs every floating tensor in float16, the parameters "
+            "(saved weights) too: their copies count as saved bytes",
+            "answers": {
+                "q4_answer": "def half_precision_hooks(params):\n"
+                "    def pack(t):\n"
+                "        if not t.is_floating_point():\n"
+                "            return t\n"
+                "        return (t.dtype, "
+                "t.to(torch.float16))\n"
+                "\n"
+                "    def unpack(packed):\n"
+                "        if isinstance(packed, "
+                "torch.Tensor):\n"
+                "            return packed\n"
+                "        dtype, half = packed\n"
+                "        return half.to(dtype)\n"
+                "\n"
+                "    return pack, unpack\n"
+            },
+            "fails": {"q4_check": "a 16-bit copy of a weight is extra memory"},
+            "judged": "named",
+            "message": "bytes kept for backward is too high: 38400, more than "
+            "37376. Half the plain graph is every activation in 16 "
+            "bits and the parameters as they are; a 16-bit copy of a "
+            "weight is extra memory (compare storages with the "
+            "parameters').\n"
+            "[cause: value.too_high.half_the_plain_graph_is_every]",
+        },
+        "f01-10-lambda-returns": {
+            "cause": "meant as a correct answer: the post-accumulate-grad hook "
+            "is a lambda whose expression q.grad.copy_(...) returns a "
+            "tensor; such a hook must return None",
+            "answers": {
+                "q2_answer": "def attach_clip_hooks(model, clip):\n"
+                "    handles = []\n"
+                "    for p in model.parameters():\n"
+                "        if p.requires_grad:\n"
+                "            "
+                "handles.append(p.register_post_accumulate_grad_hook(\n"
+                "                lambda q: "
+                "q.grad.copy_(torch.clamp(q.grad, "
+                "min=-clip, max=clip))))\n"
+                "    return handles\n"
+            },
+            "fails": {"q2_check": "A lambda returns what its expression returns"},
+            "judged": "named",
+            "message": "run raised RuntimeError: Tensor post accumulate grad "
+            "hooks should return None.\n"
+            "  raised in run(), line 15: "
+            "model(x).pow(2).sum().backward()\n"
+            "A hook registered with "
+            "register_post_accumulate_grad_hook returned a value. "
+            "It gets the parameter after .grad was written and must "
+            "return None (it changes p.gra",
+        },
+    },
+    "ex11_mixed_precision": {
+        "f01-11-two-per-linear": {
+            "cause": "a rule of thumb: two casts (weight and bias) "
+            "per nn.Linear module, ignoring the cast cache, "
+            "frozen parameters, an input that requires grad "
+            "and float32 ops",
+            "answers": {
+                "q1_answer": "def count_casts(model, x):\n"
+                "    return 2 * "
+                "sum(isinstance(m, nn.Linear) "
+                "for m in model.modules())\n"
+            },
+            "fails": {"q1_check": "The input's cast left out"},
+            "judged": "named",
+            "message": "ToCopyBackward0 Nodes of mlp([8, 16, 4]) on "
+            "an input that requires grad is wrong: "
+            "expected 5, got 4. The input's cast left "
+            "out: x requires grad here, so its cast to "
+            "bfloat16 records a ToCopyBackward0 too.\n"
+            "[cause: value.the_inputs_cast_left_out]",
+        },
+        "f01-11-no-weight-copies": {
+            "cause": "counts only the bfloat16 activations: "
+            "forgets the bfloat16 copies of the weights "
+            "that the Linears after the first save (they "
+            "are not the parameters)",
+            "answers": {"q2_answer": "def saved_bytes_bf16(widths, batch):\n    return batch * sum(widths[:-1]) * 2\n"},
+            "fails": {"q2_check": "the bfloat16 copy of the weight of layer 2"},
+            "judged": "named",
+            "message": "saved bytes of mlp([8, 16, 16, 4]), batch "
+            "3 is 640 B too low: exactly the size of "
+            "the bfloat16 copy of the weight of layer 2 "
+            "+ the bfloat16 copy of the weight of layer "
+            "3. Which Node saves it for backward?\n"
+            "  expected: 880 B\n"
+            "  received: 240 B\n"
+            "[cause: "
+            "bytes.missing.the_bfloat_copy_of_the_weight]",
+        },
+        "f01-11-first-weight-copy": {
+            "cause": "counts the bfloat16 weight copy of every "
+            "Linear, the first one too (its input needs "
+            "no grad, so it saves none)",
+            "answers": {
+                "q2_answer": "def "
+                "saved_bytes_bf16(widths, "
+                "batch):\n"
+                "    activations = batch * "
+                "sum(widths[:-1]) * 2\n"
+                "    weight_copies = "
+                "sum(widths[i] * widths[i + "
+                "1] for i in "
+                "range(len(widths) - 1)) * "
+                "2\n"
+                "    return activations + "
+                "weight_copies\n"
+            },
+            "fails": {"q2_check": "the bfloat16 copy of the first layer's weight"},
+            "judged": "named",
+            "message": "saved bytes of mlp([8, 16, 16, 4]), batch "
+            "3 is 256 B too high: exactly the size of "
+            "the bfloat16 copy of the first layer's "
+            "weight (its input needs no grad: no Node "
+            "saves it); the bfloat16 copy of the first "
+            "layer's weight (its input needs no grad: "
+            "no Node saves it) is not saved for "
+            "backward by any Nod",
+        },
+        "f01-11-optimizer-step": {
+            "cause": "calls optimizer.step() instead of "
+            "scaler.step(optimizer): the step on the inf "
+            "batch is not skipped",
+            "answers": {
+                "q3_answer": "def scaled_step(model, "
+                "optimizer, scaler, x, y, "
+                "max_norm):\n"
+                "    optimizer.zero_grad()\n"
+                '    with torch.autocast("cpu", '
+                "dtype=torch.bfloat16):\n"
+                "        loss = "
+                "torch.nn.functional.mse_loss(model(x), "
+                "y)\n"
+                "    "
+                "scaler.scale(loss).backward()\n"
+                "    "
+                "scaler.unscale_(optimizer)\n"
+                "    "
+                "torch.nn.utils.clip_grad_norm_(model.parameters(), "
+                "max_norm)\n"
+                "    optimizer.step()\n"
+                "    scaler.update()\n"
+            },
+            "fails": {"q3_check": "call scaler.step(optimizer)"},
+            "judged": "named",
+            "message": "0.weight differs from the expected value "
+            "(relative error nan in max-norm; the test is "
+            "elementwise, |received - expected| <= atol + "
+            "rtol * |expected| with rtol=1.3e-06, "
+            "atol=1e-05, and its worst element is NaN). a "
+            "step was taken on inf/NaN gradients.\n"
+            "  (the same for 0.bias, 2.weight, 2.bias)\n"
+            "A step w",
+        },
+    },
+    "ex12_higher_order": {
+        "f01-12-batch-norm": {
+            "cause": "takes the norm of the whole [N, d] gradient (one "
+            "number for the batch) instead of one norm per sample",
+            "answers": {
+                "q1_answer": "def gradient_penalty(critic, x_hat):\n"
+                "    (g,) = "
+                "torch.autograd.grad(critic(x_hat).sum(), "
+                "x_hat, create_graph=True)\n"
+                "    return (g.norm() - 1) ** 2\n"
+            },
+            "fails": {"q1_check": "its 2-norm per sample"},
+            "judged": "partly",
+            "message": "the penalty's value differs from the expected value "
+            "(relative error 9.8e-01 in max-norm; the test is "
+            "elementwise, |received - expected| <= atol + rtol * "
+            "|expected| with rtol=1e-05, atol=1e-06, and its "
+            "worst element is off by 0.41 where 5.2e-06 is "
+            "allowed). Take the gradient of the SUM of the "
+            "scores ",
+        },
+        "f01-12-retain-not-create": {
+            "cause": "passes retain_graph=True instead of "
+            "create_graph=True: the inner gradient is not "
+            "recorded, so the penalty does not reach the "
+            "critic's parameters",
+            "answers": {
+                "q1_answer": "def gradient_penalty(critic, "
+                "x_hat):\n"
+                "    (g,) = "
+                "torch.autograd.grad(critic(x_hat).sum(), "
+                "x_hat, retain_graph=True)\n"
+                "    return "
+                "((torch.linalg.vector_norm(g, "
+                "dim=1) - 1) ** 2).mean()\n"
+            },
+            "fails": {"q1_check": "compute the gradient inside it with create_graph=True"},
+            "judged": "named",
+            "message": "0.weight is all zeros but should not be: "
+            "your penalty is a constant for autograd, so "
+            "it does not train the critic: compute the "
+            "gradient inside it with create_graph=True, "
+            "and never detach it (no .detach(), .data, "
+            ".item() or torch.no_grad() on the way).\n"
+            "  (the same for 0.bias, 2.weight)\n"
+            "[cause: tensor",
+        },
+        "f01-12-bytes-frozen": {
+            "cause": "per_sample_bytes counts the frozen parameters too",
+            "answers": {
+                "q2_answer": "def per_sample_grads(model, "
+                "loss_fn, x, y):\n"
+                "    params = {name: p.detach() for "
+                "name, p in model.named_parameters() "
+                "if p.requires_grad}\n"
+                "    frozen = {name: p.detach() for "
+                "name, p in model.named_parameters() "
+                "if not p.requires_grad}\n"
+                "\n"
+                "    def sample_loss(params, xi, "
+                "yi):\n"
+                "        out = "
+                "functional_call(model, {**frozen, "
+                "**params}, (xi.unsqueeze(0),))\n"
+                "        return loss_fn(out, "
+                "yi.unsqueeze(0))\n"
+                "\n"
+                "    return vmap(grad(sample_loss), "
+                "in_dims=(None, 0, 0))(params, x, "
+                "y)\n"
+                "\n"
+                "\n"
+                "def per_sample_bytes(model, "
+                "batch_size):\n"
+                "    return batch_size * "
+                "sum(p.numel() * p.element_size() "
+                "for p in model.parameters())\n"
+            },
+            "fails": {"q2_check": "per_sample_gradients_of_the_frozen"},
+            "judged": "partly",
+            "message": "per_sample_bytes(model, batch_size) is wrong on a "
+            "hidden test (a hidden test shows neither its "
+            "inputs nor its values).\n"
+            "[cause: "
+            "bytes.extra.per_sample_gradients_of_the_frozen]",
+        },
+        "f01-12-sqrt-norm": {
+            "cause": "computes the norm as torch.sqrt((v ** 2).sum(1)) "
+            "(whose gradient at 0 is inf * 0 = NaN) inside the "
+            "double where",
+            "answers": {
+                "q3_answer": "def thin_plate(v):\n"
+                "    r = torch.sqrt((v ** "
+                "2).sum(dim=1))\n"
+                "    nonzero = r > 0\n"
+                "    safe_r = torch.where(nonzero, r, "
+                "torch.ones_like(r))\n"
+                "    return torch.where(nonzero, "
+                "safe_r**2 * torch.log(safe_r), "
+                "torch.zeros_like(r))\n"
+            },
+            "fails": {"q3_check": "sqrt's 1/(2 sqrt(x)) in a norm written by hand"},
+            "judged": "named",
+            "message": "number of NaN or inf entries in the gradient is "
+            "wrong: expected 0, got 2. Masking a result does not "
+            "mask its gradient: torch.where's backward sends the "
+            "unused branch a gradient of 0, and each Node of that "
+            "branch combines that 0 with its own derivative or "
+            "saved values, infinite at 0 (log's 1/r, the f",
+        },
+    },
+    "ex13_compile": {
+        "f01-13-shape-if-breaks": {
+            "cause": "thinks an if on x.shape breaks the graph (d: 1)",
+            "answers": {
+                "q1_answer": "def predicted_breaks():\n"
+                '    return {"a": 0, "b": 1, "c": 0, '
+                '"d": 1, "e": 1, "f": 2, "g": 1, "h": '
+                "1}\n"
+            },
+            "fails": {"q1_check": "a test on a shape"},
+            "judged": "named",
+            "message": "1 of 2 predicted break counts (breaks, not graphs) "
+            "of c and d are right; rethink: d\n"
+            "  - d: explain() names nothing in it that Dynamo "
+            "cannot trace: Python on what tracing knows (a loop "
+            "over range, a test on a shape) runs while tracing, "
+            "and the tensor operations go in the graph (a hidden "
+            "test: its inp",
+        },
+        "f01-13-int-no-break": {
+            "cause": "thinks int(tensor) is not like .item() (h: 0)",
+            "answers": {
+                "q1_answer": "def predicted_breaks():\n"
+                '    return {"a": 0, "b": 1, "c": 0, "d": '
+                '0, "e": 1, "f": 2, "g": 1, "h": 0}\n'
+            },
+            "fails": {"q1_check": "int() or float() of a tensor, which call it"},
+            "judged": "named",
+            "message": "3 of 4 predicted break counts (breaks, not graphs) of "
+            "e, f, g and h are right; rethink: h\n"
+            "  - h: a tensor turned into a Python number (.item(), "
+            "and int() or float() of a tensor, which call it) needs "
+            "the tensor's value, which tracing does not have: the "
+            "graph ends there (a hidden test: its inputs are ",
+        },
+        "f01-13-eager-double-count": {
+            "cause": "eagerly, counts exp's output and log1p's input (the same storage) twice for softplus_cubed",
+            "answers": {
+                "q2_answer": "def predict_saved_bytes(block, n, "
+                "dtype):\n"
+                "    size = n * torch.empty((), "
+                "dtype=dtype).element_size()\n"
+                '    if block == "softplus_cubed":\n'
+                '        return {"eager": 3 * size, '
+                '"aot_eager": 1 * size}\n'
+                '    return {"eager": 4 * size, '
+                '"aot_eager": 2 * size}\n'
+            },
+            "fails": {"q2_check": "exactly one tensor saved by two Nodes, counted twice"},
+            "judged": "named",
+            "message": "predict_saved_bytes('softplus_cubed', 1000, "
+            "torch.float32)['eager'] is 4000 B too high: "
+            "exactly one tensor saved by two Nodes, counted "
+            "twice (count each storage once).\n"
+            "  expected: 8000 B\n"
+            "  received: 12000 B\n"
+            "[cause: "
+            "bytes.extra.one_tensor_saved_by_two_nodes]",
+        },
+        "f01-13-scale-before-branch": {
+            "cause": "computes the scale before the branch (order of "
+            "operations): the scale misses the + 1 when the "
+            "branch is taken",
+            "answers": {
+                "q3_answer": "def scaled_loss_one_graph(x, w):\n"
+                "    h = torch.tanh(x @ w)\n"
+                "    scale = "
+                "h.abs().max().detach()\n"
+                "    h = torch.where(h.sum() > 0, "
+                "h + 1, h)\n"
+                "    return (h / "
+                "scale).pow(2).sum()\n"
+            },
+            "fails": {"q3_check": "were they zeroed between backward calls?"},
+            "judged": "misleading",
+            "message": "x is exactly 4x the expected value: gradients "
+            "accumulate in .grad, so were they zeroed "
+            "between backward calls? Or the loss is 4x too "
+            "large: a sum where a mean was meant, or a "
+            "division by 4 left out.\n"
+            "  (the same for w)\n"
+            "The original's scale is a Python float: no "
+            "gradient flows through it. A tensor sca",
+        },
+    },
+    "ex14_distributed": {
+        "f01-14-sum-not-mean": {
+            "cause": "all-reduces the gradients with SUM and does not "
+            "divide by world_size: world_size times the whole "
+            "batch's gradient",
+            "answers": {
+                "q1_answer": "def rank_grads(rank, world_size, "
+                "model, x, y):\n"
+                "    shard_x, shard_y = "
+                "x.chunk(world_size)[rank], "
+                "y.chunk(world_size)[rank]\n"
+                "    "
+                "nn.functional.mse_loss(model(shard_x), "
+                "shard_y).backward()\n"
+                "    for p in model.parameters():\n"
+                "        dist.all_reduce(p.grad, "
+                "op=dist.ReduceOp.SUM)\n"
+                "    return {name: p.grad for name, p "
+                "in model.named_parameters()}\n"
+            },
+            "fails": {"q1_check": "the gradients were summed over the ranks instead of averaged"},
+            "judged": "named",
+            "message": "0.weight is exactly 2x the expected value: the "
+            "gradients were summed over the ranks instead of "
+            "averaged (divide by world_size, or let DDP average "
+            "them)\n"
+            "  (the same for 0.bias, 2.weight, 2.bias)\n"
+            "[cause: "
+            "tensor.multiple.the_gradients_were_summed_over_the]",
+        },
+        "f01-14-registration-order": {
+            "cause": "fills the buckets in registration order "
+            "(model.parameters()), not in the order "
+            "gradients become ready (reversed)",
+            "answers": {
+                "q2_answer": "def allreduce_per_step(model, "
+                "bucket_cap_bytes, "
+                "micro_batches, use_no_sync):\n"
+                "    buckets, current = [], 0\n"
+                "    for p in "
+                "model.parameters():\n"
+                "        current += p.numel() * "
+                "p.element_size()\n"
+                "        if current >= "
+                "bucket_cap_bytes:\n"
+                "            "
+                "buckets.append(current)\n"
+                "            current = 0\n"
+                "    if current:\n"
+                "        "
+                "buckets.append(current)\n"
+                "    syncs = 1 if use_no_sync "
+                "else micro_batches\n"
+                "    return syncs * "
+                "len(buckets), syncs * "
+                "sum(buckets)\n"
+            },
+            "fails": {"q2_check": "buckets filled in registration order"},
+            "judged": "partly",
+            "message": "all-reduce calls (cap 100 bytes, 4 "
+            "micro-batches, use_no_sync=False) is wrong: "
+            "expected 8, got 12. Buckets closed before "
+            "the gradient that would take them past the "
+            "cap: DDP adds that gradient first, and "
+            "closes a bucket once it has reached the cap. "
+            "Or: buckets filled in registration order: "
+            "DDP fills ",
+        },
+        "f01-14-once-per-step": {
+            "cause": "thinks DDP all-reduces once per training step (at "
+            "the end), whatever micro_batches and no_sync: the "
+            "count ignores micro_batches",
+            "answers": {
+                "q2_answer": "def allreduce_per_step(model, "
+                "bucket_cap_bytes, micro_batches, "
+                "use_no_sync):\n"
+                "    buckets, current = [], 0\n"
+                "    for p in "
+                "reversed(list(model.parameters())):\n"
+                "        current += p.numel() * "
+                "p.element_size()\n"
+                "        if current >= "
+                "bucket_cap_bytes:\n"
+                "            "
+                "buckets.append(current)\n"
+                "            current = 0\n"
+                "    if current:\n"
+                "        buckets.append(current)\n"
+                "    return len(buckets), "
+                "sum(buckets)\n"
+            },
+            "fails": {"q2_check": "every micro-batch's backward all-reduces every bucket"},
+            "judged": "named",
+            "message": "all-reduce calls (cap 100 bytes, 4 micro-batches, "
+            "use_no_sync=False) is wrong: expected 8, got 2. "
+            "One reducing backward only: without no_sync every "
+            "micro-batch's backward all-reduces every bucket.\n"
+            "[cause: value.one_reducing_backward_only]",
+        },
+        "f01-14-reversed-names": {
+            "cause": "returns the parameter names in reverse "
+            "registration order without running backward (wrong "
+            "for models that use layers out of order or in "
+            "branches)",
+            "answers": {
+                "q3_answer": "def grad_ready_order(model, x):\n"
+                "    return [name for name, _ in "
+                "reversed(list(model.named_parameters()))]\n"
+            },
+            "fails": {"q3_check": "That is the reverse of the order of registration"},
+            "judged": "named",
+            "message": "order of the gradients is wrong. That is the "
+            "reverse of the order of registration: it is "
+            "backward's order only when the forward uses the "
+            "parameters in the order they were registered, "
+            "each once. (a hidden test: its inputs are not "
+            "shown)\n"
+            "[cause: value.that_is_the_reverse_of_the]",
+        },
+    },
 }
 
 CORRECT = {
@@ -689,5 +1363,106 @@ CORRECT = {
                 "    return head(x)\n"
             }
         }
+    },
+    "ex09_functions": {
+        "f01-09-saves-output": {
+            "answers": {
+                "q1_answer": "class StableSoftplus(Function):\n"
+                "    @staticmethod\n"
+                "    def forward(ctx, x, beta):\n"
+                "        z = beta * x\n"
+                "        y = (z.clamp(min=0) + "
+                "torch.log1p(torch.exp(-z.abs()))) / "
+                "beta\n"
+                "        ctx.save_for_backward(y)     # "
+                "sigmoid(beta x) = 1 - exp(-beta y)\n"
+                "        ctx.beta = beta\n"
+                "        return y\n"
+                "\n"
+                "    @staticmethod\n"
+                "    def backward(ctx, grad_y):\n"
+                "        (y,) = ctx.saved_tensors\n"
+                "        return grad_y * "
+                "-torch.expm1(-ctx.beta * y), None\n"
+            }
+        }
+    },
+    "ex12_higher_order": {
+        "f01-12-clamp-norm": {
+            "answers": {
+                "q3_answer": "def thin_plate(v):\n"
+                "    r = torch.linalg.vector_norm(v, "
+                "dim=1)\n"
+                "    safe = "
+                "r.clamp(min=torch.finfo(v.dtype).tiny)\n"
+                "    return torch.where(r > 0, "
+                "safe.square() * safe.log(), "
+                "torch.zeros_like(r))\n"
+            }
+        }
+    },
+    "ex13_compile": {
+        "f01-13-add-bool": {
+            "answers": {
+                "q3_answer": "def scaled_loss_one_graph(x, w):\n"
+                "    h = torch.tanh(x @ w)\n"
+                "    h = h + (h.sum() > 0).to(h.dtype)\n"
+                "    with torch.no_grad():\n"
+                "        scale = h.abs().max()\n"
+                "    return (h / scale).pow(2).sum()\n"
+            }
+        }
+    },
+    "ex14_distributed": {
+        "f01-14-manual-mean": {
+            "answers": {
+                "q1_answer": "def rank_grads(rank, world_size, "
+                "model, x, y):\n"
+                "    xs, ys = x.chunk(world_size), "
+                "y.chunk(world_size)\n"
+                "    "
+                "nn.functional.mse_loss(model(xs[rank]), "
+                "ys[rank]).backward()\n"
+                "    for p in model.parameters():\n"
+                "        dist.all_reduce(p.grad)\n"
+                "        p.grad /= world_size\n"
+                "    return {name: p.grad for name, p "
+                "in model.named_parameters()}\n"
+            }
+        },
+        "f01-14-avg-op": {
+            "answers": {
+                "q1_answer": "def rank_grads(rank, world_size, model, x, "
+                "y):\n"
+                "    shard_x, shard_y = "
+                "x.chunk(world_size)[rank], "
+                "y.chunk(world_size)[rank]\n"
+                "    nn.functional.mse_loss(model(shard_x), "
+                "shard_y).backward()\n"
+                "    for p in model.parameters():\n"
+                "        dist.all_reduce(p.grad, "
+                "op=dist.ReduceOp.AVG)\n"
+                "    return {name: p.grad for name, p in "
+                "model.named_parameters()}\n"
+            }
+        },
+        "f01-14-tensor-hooks": {
+            "answers": {
+                "q3_answer": "def grad_ready_order(model, x):\n"
+                "    order = []\n"
+                "    handles = []\n"
+                "    for name, p in "
+                "model.named_parameters():\n"
+                "        "
+                "handles.append(p.register_hook(lambda "
+                "g, name=name: order.append(name)))\n"
+                "    try:\n"
+                "        model(x).sum().backward()\n"
+                "    finally:\n"
+                "        for h in handles:\n"
+                "            h.remove()\n"
+                "    return order\n"
+            }
+        },
     },
 }

@@ -373,13 +373,12 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
 """,
             },
             "fails": {
-                "q2_check": "every line runs",
+                "q2_check": "is the clone an inference tensor",
             },
-            "judged": "not named",
+            "judged": "named",
             "message": (
-                "11 of 12 answers are right; rethink: E\n  - E: every line runs: look again at "
-                "what each line needs (a graph, a saved tensor, a tensor it may change) (a hidden "
-                "test: its inputs are not shown)\n[cause: prediction.answers.E]"
+                "11 of 12 answers are right; rethink: E\n  - E: t.clone() runs outside inference mode:"
+                " is the clone an inference tensor, or a normal one?"
             ),
         },
         "f01-06-detach-features": {

@@ -751,12 +751,13 @@ def peak_grad_bytes(model, fused):
 """,
             },
             "fails": {
-                "q3_check": "is wrong on a hidden test",
+                "q3_check": "peak_grad_bytes counts 4 bytes per element",
             },
-            "judged": "not named",
+            "judged": "named",
             "message": (
-                "peak_grad_bytes(model, fused=True) is wrong on a hidden test (a hidden test shows "
-                "neither its inputs nor its values).\n[cause: bytes.mismatch]"
+                "what peak_grad_bytes counts is wrong. peak_grad_bytes counts 4 bytes per element, "
+                "but this model's parameters are not all float32: a .grad has its parameter's dtype, "
+                "so count p.numel() * p.element_size()."
             ),
         },
         "f01-10-params-packed": {

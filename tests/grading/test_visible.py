@@ -25,7 +25,6 @@ GRADED_ONLY = {
     "ex07-q3-running-sums": "the other snippets are graded only",
     "ex08-q3-head-loses-grad": "the gradient predictions are graded only",
     "ex09-q3-no-cycle": "w and y_after_del are graded only",
-    "ex10-q1-full-backward-inplace": "the question states that hidden models contain in-place activations",
     "ex10-q3-frozen-counted": "the question states that hidden models have frozen layers",
     "ex11-q1-every-parameter": "the question states that hidden models have frozen parameters",
     "ex12-q2-bytes-of-frozen": "the question states that hidden models have frozen layers",

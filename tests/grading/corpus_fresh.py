@@ -786,10 +786,10 @@ def peak_grad_bytes(model, fused):
             },
             "judged": "named",
             "message": (
-                "bytes kept for backward is too high: 38400, more than 37376. Half the plain graph "
-                "is every activation in 16 bits and the parameters as they are; a 16-bit copy of a "
-                "weight is extra memory (compare storages with the parameters').\n[cause: "
-                "value.too_high.half_the_plain_graph_is_every]"
+                "parameters the pack hook copied is wrong: expected 'no parameter copied', got "
+                "'copies of 2.weight (1024 B)'. Your pack hook returned a new tensor for a saved "
+                "parameter (a Linear saves its weight): a 16-bit copy of a weight is extra memory the"
+                " graph keeps (any copy is), while the parameter exists any"
             ),
         },
         "f01-10-lambda-returns": {

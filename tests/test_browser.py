@@ -523,19 +523,25 @@ def _solution_answer(grade_id: str) -> str:
 
 
 def test_exercise_check_accepts_a_right_answer_and_diagnoses_a_mistake(open_notebook):
-    """In the learner's copy of exercise 1: a right answer to question 2 makes its check cell print
-    OK; a typical mistake (the residual's sign flipped) makes it name the mistake. (Screenshots:
-    test-artifacts/browser/ex01_graph-right.png and ex01_graph-mistake.png.)"""
+    """In the learner's copy of exercise 1: the question's check helpers show folded between the
+    answer and its short check cell; run with Shift-Enter from the answer down, a right answer to
+    question 2 makes the check cell print OK, a typical mistake (the residual's sign flipped) makes
+    it name the mistake. (Screenshots: test-artifacts/browser/ex01_graph-right.png and
+    ex01_graph-mistake.png.)"""
     ((answer_id, mistake),) = MISTAKES[MISTAKE]["answers"].items()
     ((check_id, phrase),) = MISTAKES[MISTAKE]["fails"].items()
     page = open_notebook(f"exercises/{EXERCISE}/{EXERCISE}.ipynb")
     cells = page.evaluate(CELLS)
     _run(page, _cell(cells, "setup")["index"])
     answer, check = _cell(cells, answer_id)["index"], _cell(cells, check_id)["index"]
+    helpers = _cell(cells, check_id.replace("_check", "_helpers"))["index"]
+    assert answer < helpers == check - 1
+    hidden = "(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].inputHidden"
+    assert page.evaluate(hidden, helpers) and not page.evaluate(hidden, check), "the helpers are not folded"
     for label, source, expected in (("right", _solution_answer(answer_id), None), ("mistake", mistake, phrase)):
         _type_answer(page, answer, source)
-        _run(page, answer)
-        _run(page, check)
+        for index in range(answer, check + 1):  # Shift-Enter from the answer: the helpers, then the check
+            _run(page, index)
         shown = page.evaluate(RENDERED)[check]["text"]
         outputs = page.evaluate(CELLS)[check]["outputs"]
         screenshot(page, f"{EXERCISE}-{label}")

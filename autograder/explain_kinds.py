@@ -920,8 +920,8 @@ KINDS.update(
             "usage",
             r"No inf checks were recorded prior to update",
             (_PRECISION[0], "The scaler's steps"),
-            "scaler.update() ran before any scaler.step(opt) (or unscale_) of this iteration: update "
-            "reads the inf checks that step records, and there were none.{order}",
+            "scaler.update() found no inf checks to read: it reads those that scaler.step(opt) (through "
+            "unscale_) records, and none ran since the last update(). {story}",
             "Call scaler.step(opt) for every optimizer, then scaler.update() once, at the end of the iteration.",
             types=("AssertionError",),
         ),

@@ -181,6 +181,9 @@ def _shape_message(name: str, got: tuple, want: tuple) -> tuple[str, str]:
     )
 
 
+# a constant factor that is no whole number is said only when this many elements of the reference agree on it
+_AGREEING = 3
+
 # what a shape difference is, by _shape_message's kind, said without the shapes (a hidden test's)
 _SHAPE_REASONS = {
     "arranged": "has the wrong shape: the same number of elements, arranged otherwise (a missing squeeze() or "
@@ -371,6 +374,22 @@ def diagnose(
             s,
             reason="is the expected value divided by a whole number: divided once too often, or a mean taken where "
             "a sum was meant.",
+        )
+    # one factor fits every element, but no whole one: evidence only where several elements agree on it (any
+    # wrong number is some multiple of a one-element reference)
+    if s and math.isfinite(s) and abs(s - 1) > 1e-3 and int((e != 0).sum()) >= _AGREEING:  # ~1: precision
+        said = (
+            "a constant factor, the same for every element, but no whole number: is a count or a size (N, a "
+            "batch's length) the wrong one, or written as a number that fits other inputs only?"
+        )
+        return Diagnosis(
+            False,
+            "multiple" if abs(s) > 1 else "fraction",
+            f"{name} is {s:.4g}x the expected value: {said}",
+            rel,
+            s,
+            cause="tensor.scaled",
+            reason=f"is a constant multiple of the expected value: {said}",
         )
     cause = f" {causes['mismatch']}" if "mismatch" in causes else ""
     return Diagnosis(

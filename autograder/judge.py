@@ -77,6 +77,20 @@ def _cause(result, received, expected, name: str) -> str:
     return first
 
 
+def _same_factor(results: dict) -> dict:
+    """``{key: other key}`` for each gradient that differs by no cause of its own (a mismatch: too few elements to
+    show one) by the very factor another gradient's elements all show (``tensor.scaled``: a count written as a
+    number scales every gradient alike): it is that gradient's mistake."""
+    scaled = {key: r.factor for key, r in results.items() if r.cause == "tensor.scaled"}
+    return {
+        key: other
+        for key, r in results.items()
+        if r.kind == "mismatch" and r.factor
+        for other in [next((k for k, f in scaled.items() if abs(r.factor - f) <= 1e-3 * abs(f)), None)]
+        if other is not None
+    }
+
+
 def _grads_hint(hint, kinds: list[str]) -> str:
     """``hint`` as given (a sentence: always), or, for a mapping ``{kind: sentence}``, the sentences
     of the kinds found (``"otherwise"``: when none of them has one)."""
@@ -91,12 +105,16 @@ def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, st
         return False, f"expected a dict with keys {sorted(expected)}, got {type(received).__name__}"
     problems: dict[str, list] = {}  # cause -> [kind, message of the first, names, cause key]
     reasons = []  # what a hidden test may say of each (no parameter's name: a hidden model's names are its own)
+    results = {key: _diagnose(received[key], want, key, options) for key, want in expected.items() if key in received}
+    joins = _same_factor(results)
     for key, want in expected.items():
+        if key in joins:
+            continue
         if key not in received:
             kind, message, cause, cause_id = "missing", f"{key} is missing from the dict", "missing", "grads.missing"
             reasons.append(("is missing from the dict.", ()))
         else:
-            result = _diagnose(received[key], want, key, options)
+            result = results[key]
             if result.ok:
                 continue
             kind, cause = result.kind, _cause(result, received[key], want, key)
@@ -104,6 +122,8 @@ def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, st
             cause_id = result.cause or f"tensor.{kind}"
             reasons.append((result.reason, result.given))
         problems.setdefault(cause, [kind, message, [], cause_id])[2].append(key)
+    for key, scaled in joins.items():  # said with the gradient whose elements show the factor
+        problems[_cause(results[scaled], received[scaled], expected[scaled], scaled)][2].append(key)
     if not problems:
         return True, f"OK {name}: " + ", ".join(expected)
     # One message per cause: four parameters summed instead of averaged are one mistake.

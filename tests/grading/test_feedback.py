@@ -48,10 +48,10 @@ ROWS_CELL = (
     "### END REFERENCE\n"
     "def causes(n):\n"
     "    return {2.0: f'each row counted twice (N = {n} rows here)', 'mismatch': 'A row is off.'}\n"
-    "check.tensor(torch.full((5,), float(f(5))), ones(5), 'f for each row', causes=causes(5))\n"
+    "check.tensor(f(5), ones(5), 'f for each row', causes=causes(5))\n"
     "### BEGIN HIDDEN TESTS\n"
     "for n in (7, 9):\n"
-    "    check.tensor(torch.full((n,), float(f(n))), ones(n), 'f for each row', show_values=False, causes=causes(n))\n"
+    "    check.tensor(f(n), ones(n), 'f for each row', show_values=False, causes=causes(n))\n"
     "### END HIDDEN TESTS"
 )
 
@@ -59,16 +59,22 @@ ROWS_CELL = (
 def test_a_hidden_failures_cause_is_shown_without_its_inputs(source, sandbox, tmp_path):
     """Does a page say the cause a failed hidden check's diagnosis found, whole when no input is in
     it, and without the number of rows its hidden input put into it ("N = 7 rows here")?"""
-    source.cells[2].source = "def f(n):\n    ### BEGIN SOLUTION\n    return 1.0\n    ### END SOLUTION"
+    source.cells[2].source = "def f(n):\n    ### BEGIN SOLUTION\n    return torch.ones(n)\n    ### END SOLUTION"
     source.cells[3].source = ROWS_CELL
     expected = solution_records(source, sandbox, Limits())
-    twice = graded(source, expected, sandbox, tmp_path, "def f(n):\n    return 2.0 if n == 7 else 1.0")
+    twice = graded(source, expected, sandbox, tmp_path, "def f(n):\n    return torch.ones(n) * (2 if n == 7 else 1)")
     message = twice.questions[0].message
     assert message.endswith("It is a constant multiple of the expected value: each row counted twice"), message
     assert not re.search(r"\d", message) and twice.questions[0].cause == "tensor.multiple.each_row_counted_twice"
     page = html.unescape(feedback_html(twice))
     assert "each row counted twice" in page and not re.search(r"N = \d|\d rows", page)
-    other = graded(source, expected, sandbox, tmp_path, "def f(n):\n    return 1.5 if n == 9 else 1.0")
+    other = graded(
+        source,
+        expected,
+        sandbox,
+        tmp_path,
+        "def f(n):\n    return torch.ones(n).index_fill(0, torch.tensor([0]), float(n != 9))",
+    )
     assert other.questions[0].message.endswith("It differs from the expected value. A row is off.")
 
 

@@ -58,9 +58,12 @@ MAX_TEXT = 4000
 
 
 class Diagnosed(str):
-    """A message (``str``) that also carries its cause key as ``.cause`` ("" when none)."""
+    """A message (``str``) that also carries its cause key as ``.cause`` ("" when none), and, from
+    ``autograder.judge``, ``.reasons``: ``((reason, given), ...)``, what a hidden test may say of the
+    difference (``compare.Diagnosis.reason`` and ``.given``; not pickled: the grader reads it where it judges)."""
 
     cause: str = ""
+    reasons: tuple = ()
 
     def __new__(cls, text: str, cause: str = ""):
         made = super().__new__(cls, text)

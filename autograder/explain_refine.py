@@ -122,7 +122,9 @@ def _refine(kind, d, text, where, error):
     elif kind == "name_not_defined":
         if d.get("name") in setup_names():
             return "setup_not_run", d
-        if d.get("name") in check_helper_names():
+        # a helper's name (some are plain words: inputs, run) raised in a check cell, or with no code to read
+        in_check = not where.source or re.search(r"\bcheck\.\w+\(", where.source)
+        if d.get("name") in check_helper_names() and in_check:
             return "check_helpers_not_run", d
     elif kind in ("scaler_call_order", "scaler_not_scaled", "scaler_no_inf_checks", "scaler_update_before_step"):
         return kind, _scaler_order(kind, d, where, _callees(error))

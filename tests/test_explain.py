@@ -2136,7 +2136,13 @@ def test_a_name_from_the_set_up_cell_says_run_the_set_up_cell():
 
 
 def _check_helpers_skipped():
-    return by_hand  # noqa: F821 -- a name ex01's folded check helpers define, a check cell run before them
+    from autograder import check
+
+    return check.grads(by_hand(), {})  # noqa: F821 -- ex01's check cell run before its folded check helpers
+
+
+def _own_name_like_a_helpers():
+    return inputs  # noqa: F821 -- a learner's own name that a check helper also defines
 
 
 FAMILY["check_helpers_not_run"] = "notebook"
@@ -2150,6 +2156,8 @@ def test_a_name_from_a_questions_check_helpers_says_run_them():
     assert (e.kind, e.family) == ("check_helpers_not_run", "notebook")
     assert "Run the check helpers" in e.fix and "by_hand" in e.cause
     assert explain(NameError("name 'my_answer' is not defined")).kind == "name_not_defined"
+    assert explain(raised(_check_helpers_skipped)).kind == "check_helpers_not_run"
+    assert explain(raised(_own_name_like_a_helpers)).kind == "name_not_defined"
 
 
 def test_every_kind_comes_as_a_type_the_extension_explains():

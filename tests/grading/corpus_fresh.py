@@ -7,7 +7,7 @@ hints, causes or typical mistakes, nor from the other corpora), then graded thro
 ``"judged"`` (does the message name the actual cause: "named", "partly", "not named" or "misleading") and
 ``"message"`` (the grader's message at the time, first 300 characters). ``fails`` maps each test cell that
 failed to words of its message (for an entry not fully named, the nearest words). ``CORRECT`` answers must
-get full marks. Not wired into the tests here.
+get full marks. Wired into tests/grading/test_corpus.py through corpus.py.
 """
 
 WRONG = {

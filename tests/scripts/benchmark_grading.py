@@ -107,14 +107,15 @@ class Phases:
 
     # (object, attribute, phase): the names as the callers look them up
     PIECES: ClassVar[list] = [
-        (Sandbox, "start", "sandbox start"),
+        (Sandbox, "launch", "sandbox start"),
+        (Sandbox, "_ready", "sandbox start"),  # waiting for its fork server to import torch
         (Sandbox, "close", "sandbox close"),
         (Sandbox, "open_channel", "fork + channel"),
         (Sandbox, "reap", "reap (kill, clean /tmp)"),
         (grade_one, "run_cells", "cells"),
         (grade_one, "verdict", "re-check (verdict)"),
         (batch, "grade_notebook", "rest of grade_notebook (read, assemble, withhold)"),
-        (batch, "render_feedback", "feedback page"),
+        (batch, "write_feedback", "feedback page"),
         (batch, "solution_records", SOLUTION_RUNS),
         (Store, "__init__", STORE + "open the gradebook"),
         (Store, "prepare", STORE + "the assignments' structure"),
@@ -128,6 +129,7 @@ class Phases:
     def __init__(self):
         self.seconds, self.calls = defaultdict(float), defaultdict(int)
         self._local, self._lock = threading.local(), threading.Lock()
+        self.own_cells = 0.0  # the cells' own time, in their processes (CellRun.seconds), solutions' left out
 
     def _wrap(self, fn, phase: str):
         @functools.wraps(fn)
@@ -139,7 +141,11 @@ class Phases:
             stack.append(frame)
             start = time.perf_counter()
             try:
-                return fn(*args, **kwargs)
+                result = fn(*args, **kwargs)
+                if phase == "cells" and label == phase:
+                    with self._lock:
+                        self.own_cells += sum(cell.seconds for cell in result.cells)
+                return result
             finally:
                 elapsed = time.perf_counter() - start
                 stack.pop()
@@ -172,6 +178,19 @@ class Phases:
         print(f"    {'(measured pieces, total)':<50} {total:7.2f} s  {total / notebooks:6.3f} s/notebook")
         store = sum(s for phase, s in self.seconds.items() if phase.startswith(STORE))
         print(f"    the store's pieces: {store:.2f} s, {100 * store / wall:.1f} % of the wall time")
+        print(f"  {cost_line(wall, notebooks, self.own_cells)}")
+
+
+def cost_line(wall: float, notebooks: int, own_cells: float) -> str:
+    """A notebook's cost against its cells' own time: the wall time of the whole run (start-up,
+    solutions and all) per notebook, over the time the submission processes spent running the
+    graded notebooks' cells (``CellRun.seconds``: measured inside each process around IPython's
+    ``run_cell``; its own set-up, the channel and judging are not in it), per notebook."""
+    own = own_cells / notebooks
+    return (
+        f"a notebook's cost {wall / notebooks:.3f} s (wall / notebooks) against its cells' own time "
+        f"{own:.3f} s (in the submission process): {wall / notebooks / own if own else float('nan'):.2f}x"
+    )
 
 
 BASELINE_SCRIPT = """\

@@ -1,7 +1,8 @@
 """Grade a class: every ``SUBMITTED/<student_id>/<assignment_id>/<notebook>.ipynb`` in parallel.
 
 Each graded submission is recorded in nbgrader's gradebook (``store``) as soon as it is graded,
-one transaction each, so a run killed halfway keeps every submission finished before; then
+in one transaction with those graded while the last ones were written (at most ``_BATCH``), so a
+run killed halfway keeps every submission recorded before, and its rerun grades the rest; then
 ``OUT/grades.csv`` is written from the store (every submission it holds, not only this run's)
 with the feedback pages ``OUT/feedback/<student_id>/<assignment_id>.html``. Submissions are only
 read. First each assignment's solution runs once (its records are the references); then ``jobs``
@@ -16,7 +17,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +48,9 @@ __all__ = [
     "default_db_url",
     "CSV_COLUMNS",
 ]
+
+
+_BATCH = 16  # submissions recorded in one transaction at most (what a run killed meanwhile loses)
 
 
 class SandboxUnavailable(RuntimeError):
@@ -349,17 +353,24 @@ def _grade_into(
                 bar.update(1)
         grading = GradingBar(len(todo), workers, progress)
         try:  # a notebook's time is timed after its thread's sandbox started (progress.py)
-            for future in as_completed([pool.submit(grading.timed(grade, sandboxes.get), s) for s in todo]):
-                result = future.result()
-                submission = by_key[(result.student_id, result.assignment_id)]
-                timestamp, problem = _timestamp(submitted, submission)
-                if problem:
-                    notes.append(f"{result.student_id}/{result.assignment_id}: {problem}")
-                recorded = store.record(result, sources[result.assignment_id][0], timestamp)
-                changes[(result.student_id, result.assignment_id)] = (recorded.old, recorded.new)
-                result.late_penalty = recorded.late_penalty
-                hand_out(result, submission)
-                grading.advance()
+            pending = {pool.submit(grading.timed(grade, sandboxes.get), s) for s in todo}
+            while pending:
+                # every result graded while the last ones were recorded: one transaction for them
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                finished = sorted((f.result() for f in done), key=lambda r: (r.student_id, r.assignment_id))
+                for start in range(0, len(finished), _BATCH):
+                    results = finished[start : start + _BATCH]
+                    items = []
+                    for result in results:
+                        timestamp, problem = _timestamp(submitted, by_key[(result.student_id, result.assignment_id)])
+                        if problem:
+                            notes.append(f"{result.student_id}/{result.assignment_id}: {problem}")
+                        items.append((result, sources[result.assignment_id][0], timestamp))
+                    for result, recorded in zip(results, store.record_all(items), strict=True):
+                        changes[(result.student_id, result.assignment_id)] = (recorded.old, recorded.new)
+                        result.late_penalty = recorded.late_penalty
+                        hand_out(result, by_key[(result.student_id, result.assignment_id)])
+                        grading.advance()
         finally:
             grading.close()
     graded = set(changes)

@@ -1,5 +1,7 @@
 """Does diagnose() name each typical autograd mistake? One test per diagnosis."""
 
+import itertools
+
 import pytest
 import torch
 
@@ -224,3 +226,17 @@ def test_byte_differences_are_decomposed(received, kind, phrase):
     d = diagnose_bytes(received, expected, parts=PARTS, unsaved={"the sigmoid's input": 40}, step=100)
     assert d.kind == kind and phrase in d.message, d.message
     assert kind != "unsaved" or "counted twice" not in d.message
+
+
+def test_the_shapes_broadcast_as_torch_broadcasts_them():
+    """Does the message's own broadcasting rule (no torch.fx, no SymPy to import) give what
+    ``torch.broadcast_shapes`` gives, for every pair of these shapes (None: they do not broadcast)?"""
+    from autograder.compare import _broadcast_shapes
+
+    shapes = [(), (1,), (0,), (3,), (2, 3), (1, 3), (3, 1), (2, 1, 3), (0, 3), (1, 0), (4, 2, 3)]
+    for a, b in itertools.product(shapes, repeat=2):
+        try:
+            theirs = tuple(torch.broadcast_shapes(a, b))
+        except RuntimeError:
+            theirs = None
+        assert _broadcast_shapes(a, b) == theirs, (a, b)

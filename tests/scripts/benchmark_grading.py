@@ -194,13 +194,14 @@ def cost_line(wall: float, notebooks: int, own_cells: float) -> str:
 
 
 BASELINE_SCRIPT = """\
-import json, sys, time
+import inspect, json, sys, time
 from pathlib import Path
 import autograder
 assert Path(autograder.__file__).resolve().is_relative_to(Path.cwd().resolve()), autograder.__file__
 from autograder.grading.batch import grade_class
+solutions = ["solutions"] if "solutions" in inspect.signature(grade_class).parameters else []  # a later signature
 start = time.perf_counter()
-rows = grade_class(Path(sys.argv[1]), Path(sys.argv[2]), jobs=int(sys.argv[3]), progress=False)
+rows = grade_class(Path(sys.argv[1]), Path(sys.argv[2]), *map(Path, solutions), jobs=int(sys.argv[3]), progress=False)
 print(json.dumps({"seconds": time.perf_counter() - start, "rows": rows}))
 """
 

@@ -31,6 +31,7 @@ import argparse
 import functools
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -107,8 +108,8 @@ class Phases:
 
     # (object, attribute, phase): the names as the callers look them up
     PIECES: ClassVar[list] = [
-        (Sandbox, "launch", "sandbox start"),
-        (Sandbox, "_ready", "sandbox start"),  # waiting for its fork server to import torch
+        (Sandbox, "launch", "sandbox start (bwrap)"),
+        (Sandbox, "_ready", "sandbox start (waiting for its fork server's imports)"),  # a call per fork
         (Sandbox, "close", "sandbox close"),
         (Sandbox, "open_channel", "fork + channel"),
         (Sandbox, "reap", "reap (kill, clean /tmp)"),
@@ -119,12 +120,13 @@ class Phases:
         (batch, "solution_records", SOLUTION_RUNS),
         (Store, "__init__", STORE + "open the gradebook"),
         (Store, "prepare", STORE + "the assignments' structure"),
-        (Store, "record", STORE + "record a submission (one transaction)"),
+        (Store, "record_all", STORE + "record the submissions graded meanwhile (one transaction)"),
         (batch, "grade_rows", STORE + "read the views' rows"),
         (batch, "write_csv", STORE + "write grades.csv"),
     ]
 
-    OWN = ("sandbox start", "sandbox close")  # kept apart even when a solution's run starts the sandbox
+    # kept apart even when a solution's run starts the sandbox
+    OWN = ("sandbox start (bwrap)", "sandbox start (waiting for its fork server's imports)", "sandbox close")
 
     def __init__(self):
         self.seconds, self.calls = defaultdict(float), defaultdict(int)
@@ -171,7 +173,7 @@ class Phases:
     def print(self, notebooks: int, wall: float) -> None:
         total = sum(self.seconds.values())
         print(f"  where the time went (summed over threads; wall {wall:.1f} s):")
-        for _, _, phase in self.PIECES:
+        for phase in dict.fromkeys(phase for _, _, phase in self.PIECES):
             if phase in self.seconds:
                 s = self.seconds[phase]
                 print(f"    {phase:<50} {s:7.2f} s  {s / notebooks:6.3f} s/notebook  ({self.calls[phase]} calls)")
@@ -273,6 +275,101 @@ def start_up_costs() -> None:
     )
 
 
+def grade_once(submitted: Path, out: Path, jobs: int) -> None:
+    """Grade ``submitted`` once in this process (``--grade-once``, run by :func:`growth` in a fresh
+    interpreter) and print, as JSON, the wall time of ``grade_class``, the cells' own time and this
+    process's peak RSS (``ru_maxrss``: the grader alone, its threads included, not its children)."""
+    with Phases().active() as phases:
+        start = time.perf_counter()
+        rows = grade_class(submitted, out, COURSE_ROOT / "solutions", jobs=jobs, progress=False)
+        seconds = time.perf_counter() - start
+    print(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "own_cells": phases.own_cells,
+                "rows": len(rows),
+                "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+            }
+        )
+    )
+
+
+def _memory_kib(pid: int) -> int:
+    """A process's proportional set size (``Pss`` of ``/proc/PID/smaps_rollup``: pages shared
+    with others, as a fork server's with its submission processes, count by their share), KiB."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _tree(root: int) -> list[int]:
+    """``root`` and every process below it (the sandboxes, their fork servers and submissions)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+                parents[int(entry)] = int(stat[stat.rindex(")") + 2 :].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    found, frontier = [root], [root]
+    while frontier:
+        frontier = [pid for pid, parent in parents.items() if parent in frontier]
+        found += frontier
+    return found
+
+
+def growth(tmp: Path, sizes: list[int], jobs_list: list[int]) -> None:
+    """Grade classes of ``sizes`` x ex01 at each of ``jobs_list``, each in a fresh interpreter:
+    seconds per notebook, the slope between sizes (a notebook's cost once started), the cells'
+    own time, the grader's peak RSS (its own process) and the peak of the proportional memory of
+    the grader with every process below it (sampled every 0.2 s)."""
+    print(
+        f"\n{'notebooks':>9} {'jobs':>4} {'seconds':>8} {'s/notebook':>10} {'slope s/nb':>10} "
+        f"{'cells s/nb':>10} {'cost/cells':>10} {'slope/cells':>11} {'grader RSS':>10} {'with children':>13}"
+    )
+    for jobs in jobs_list:
+        last = None
+        for size in sizes:
+            submitted = tmp / f"growth-{size}" / "submitted"
+            if not submitted.exists():
+                build_class(submitted, size, ["ex01_graph"])
+            out = tmp / f"growth-{size}" / f"out{jobs}"
+            command = [sys.executable, __file__, "--grade-once", str(submitted), str(out), str(jobs)]
+            grader = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+            peak, stop = [0], threading.Event()
+
+            def sample(grader=grader, peak=peak, stop=stop):
+                while not stop.wait(0.2):
+                    peak[0] = max(peak[0], sum(_memory_kib(pid) for pid in _tree(grader.pid)))
+
+            sampler = threading.Thread(target=sample)
+            sampler.start()
+            stdout, _ = grader.communicate()
+            stop.set()
+            sampler.join()
+            if grader.returncode != 0:
+                raise RuntimeError(f"grading {size} notebooks failed")
+            done = json.loads(stdout.strip().splitlines()[-1])
+            seconds, own = done["seconds"], done["own_cells"] / size
+            slope = (seconds - last[1]) / (size - last[0]) if last else float("nan")
+            print(
+                f"{size:>9} {jobs:>4} {seconds:>8.1f} {seconds / size:>10.3f} {slope:>10.3f} {own:>10.3f} "
+                f"{seconds / size / own:>9.2f}x {slope / own:>10.2f}x {done['maxrss_kib'] / 1024:>7.0f} MiB "
+                f"{peak[0] / 1024:>9.0f} MiB",
+                flush=True,
+            )
+            last = (size, seconds)
+            shutil.rmtree(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=40)
@@ -291,9 +388,27 @@ def main() -> None:
         help="grade N times with each of our settings (and the baseline), interleaved; "
         "the best time counts (the load of a shared machine varies)",
     )
+    parser.add_argument(
+        "--growth",
+        metavar="N",
+        type=int,
+        nargs="*",
+        help="instead: how the cost grows, grading N x ex01 for each N (e.g. 40 160 640) in a fresh "
+        "interpreter each, at each of --growth-jobs",
+    )
+    parser.add_argument("--growth-jobs", metavar="J", type=int, nargs="*", default=[1, 2])
+    parser.add_argument("--grade-once", nargs=3, metavar=("SUBMITTED", "OUT", "JOBS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.grade_once:
+        submitted, out, jobs = args.grade_once
+        grade_once(Path(submitted), Path(out), int(jobs))
+        return
     load = os.getloadavg()[0]
     print(f"load average {load:.1f} on {os.cpu_count()} cores (other work on the machine skews these figures)")
+    if args.growth:
+        with tempfile.TemporaryDirectory() as tmp:
+            growth(Path(tmp), sorted(args.growth), args.growth_jobs)
+        return
     start_up_costs()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

@@ -52,6 +52,7 @@ DDP (ch 14)    ``ddp_ready_twice``, ``ddp_unused_parameters``, ``ddp_no_process_
                ``dist_address_in_use`` (usage)
 notebook       ``name_not_defined``: not autograd's, a cell ran before the cell that defines a name;
                ``setup_not_run``: a name the set-up cell defines (torch, nn, ...)
+               ``check_helpers_not_run``: a name an exercise's folded check helpers define
 unknown        ``unknown``: anything else
 =============  ====================================================================================
 
@@ -1246,6 +1247,18 @@ KINDS["name_not_defined"] = Kind(
     types=("NameError",),
 )
 KINDS["setup_not_run"] = _SETUP_NAME
+# An exercise's check cell run before the folded cell of check helpers right above it.
+KINDS["check_helpers_not_run"] = Kind(
+    "notebook",
+    "",
+    ("notebooks/00_start.ipynb", "How to check an answer"),
+    "{name} is defined by this question's check helpers: the locked cell right above the check cell, "
+    "shown folded (a bar with an ellipsis), which has not run since the kernel started.",
+    "Run the check helpers (click the folded bar and press Shift-Enter; running the answer cell with "
+    "Shift-Enter moves you there), then the check cell again. If {name} is a name of your own, check "
+    "the cell that defines it.",
+    types=("NameError",),
+)
 UNKNOWN = Kind(
     "unknown",
     "",

@@ -25,7 +25,7 @@ from functools import lru_cache
 from .explain_context import Context
 from .lessons import COURSE_ROOT
 
-__all__ = ["refine", "setup_names"]
+__all__ = ["refine", "setup_names", "check_helper_names"]
 
 _SIXTEEN = re.compile(r"BFloat16|Half\b|float16|bfloat16", re.IGNORECASE)
 _DTYPE = re.compile(r"\b(BFloat16|Half|Float|Double|float16|bfloat16|float32|float64|float|double)\b")
@@ -117,6 +117,8 @@ def _refine(kind, d, text, where, error):
     elif kind == "name_not_defined":
         if d.get("name") in setup_names():
             return "setup_not_run", d
+        if d.get("name") in check_helper_names():
+            return "check_helpers_not_run", d
     elif kind in ("scaler_call_order", "scaler_not_scaled", "scaler_no_inf_checks", "scaler_update_before_step"):
         return kind, _scaler_order(kind, d, where)
     elif kind == "func_output_type":
@@ -266,3 +268,24 @@ def setup_names() -> frozenset:
                 for target in filter(None, targets):  # not a, x, h: names a learner may mean as their own
                     names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name) and len(n.id) > 2)
     return frozenset(names - {"*", "_"})
+
+
+@lru_cache(maxsize=1)
+def check_helper_names() -> frozenset:
+    """The functions and classes that the exercises' check helpers (the folded, locked ``qN_helpers``
+    cells above their check cells) define, outside their REFERENCE regions and inside them."""
+    names = set()
+    for path in COURSE_ROOT.glob("exercises/*/*.ipynb"):
+        try:
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+            helpers = [
+                "".join(c["source"])
+                for c in cells
+                if str(c.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")).endswith("_helpers")
+            ]
+            trees = [ast.parse(code) for code in helpers]
+        except (OSError, ValueError, KeyError, SyntaxError, TypeError):
+            continue
+        for tree in trees:
+            names.update(n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)))
+    return frozenset(names)

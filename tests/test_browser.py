@@ -24,7 +24,6 @@ import os
 import re
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -38,6 +37,8 @@ import nbformat
 import pytest
 
 from autograder.grading.mistakes.ex01_graph import MISTAKES
+from tests.course_lab import course_lab as course_lab_server
+from tests.course_lab import free_port, stop
 from tests.files import clone_files, fresh_jupyter_env
 
 try:
@@ -63,20 +64,6 @@ SCREENSHOT_PAGE = 15000  # pixels of notebook per screenshot (Chromium's limit i
 LESSONS = sorted(p.name for p in (REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 EXERCISE = "ex01_graph"
 MISTAKE = "ex01-q2-sign"  # a typical mistake in question 2 (autograder/grading/mistakes/ex01_graph.py)
-
-
-def _stop(process, shutdown) -> None:
-    """Stop a Jupyter server: its own shutdown (which stops the kernels too), else terminate, else kill."""
-    try:
-        shutdown()
-        process.wait(timeout=20)
-    except Exception:  # noqa: BLE001 (whatever stopped the clean shutdown, the server must go)
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def _missing() -> str | None:
@@ -198,12 +185,6 @@ class Lab:
         return json.loads(body) if body else None
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """JupyterLab on 127.0.0.1 with a fresh configuration, serving a temporary copy of the course's
@@ -219,7 +200,7 @@ def lab(tmp_path_factory):
         file.write_text(json.dumps(values))
     env = fresh_jupyter_env(os.environ, tmp)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    port, token = _free_port(), secrets.token_hex(16)
+    port, token = free_port(), secrets.token_hex(16)
     command = [
         sys.executable,
         "-m",
@@ -253,7 +234,7 @@ def lab(tmp_path_factory):
                 time.sleep(0.3)
         yield server
     finally:
-        _stop(process, lambda: server.api("/api/shutdown", method="POST"))
+        stop(process, lambda: server.api("/api/shutdown", method="POST"))
 
 
 @pytest.fixture(scope="module")
@@ -523,19 +504,25 @@ def _solution_answer(grade_id: str) -> str:
 
 
 def test_exercise_check_accepts_a_right_answer_and_diagnoses_a_mistake(open_notebook):
-    """In the learner's copy of exercise 1: a right answer to question 2 makes its check cell print
-    OK; a typical mistake (the residual's sign flipped) makes it name the mistake. (Screenshots:
-    test-artifacts/browser/ex01_graph-right.png and ex01_graph-mistake.png.)"""
+    """In the learner's copy of exercise 1: the question's check helpers show folded between the
+    answer and its short check cell; run with Shift-Enter from the answer down, a right answer to
+    question 2 makes the check cell print OK, a typical mistake (the residual's sign flipped) makes
+    it name the mistake. (Screenshots: test-artifacts/browser/ex01_graph-right.png and
+    ex01_graph-mistake.png.)"""
     ((answer_id, mistake),) = MISTAKES[MISTAKE]["answers"].items()
     ((check_id, phrase),) = MISTAKES[MISTAKE]["fails"].items()
     page = open_notebook(f"exercises/{EXERCISE}/{EXERCISE}.ipynb")
     cells = page.evaluate(CELLS)
     _run(page, _cell(cells, "setup")["index"])
     answer, check = _cell(cells, answer_id)["index"], _cell(cells, check_id)["index"]
+    helpers = _cell(cells, check_id.replace("_check", "_helpers"))["index"]
+    assert answer < helpers == check - 1
+    hidden = "(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].inputHidden"
+    assert page.evaluate(hidden, helpers) and not page.evaluate(hidden, check), "the helpers are not folded"
     for label, source, expected in (("right", _solution_answer(answer_id), None), ("mistake", mistake, phrase)):
         _type_answer(page, answer, source)
-        _run(page, answer)
-        _run(page, check)
+        for index in range(answer, check + 1):  # Shift-Enter from the answer: the helpers, then the check
+            _run(page, index)
         shown = page.evaluate(RENDERED)[check]["text"]
         outputs = page.evaluate(CELLS)[check]["outputs"]
         screenshot(page, f"{EXERCISE}-{label}")
@@ -555,7 +542,6 @@ START_PAGE = "notebooks/00_start.ipynb"
 # the commands those plugins would register, and the words they would show.
 INSTRUCTOR_COMMANDS = ["nbgrader:open-create-assignment", "nbgrader:open-formgrader", "nbgrader:open-course-list"]
 INSTRUCTOR_WORDS = ["Create Assignment", "Formgrader", "Nbgrader", "Course List"]
-URL_PRINTED = re.compile(r"http://(?:localhost|127\.0\.0\.1):\d+/\S*\?token=\w+")
 
 
 def course_copy(destination: Path) -> Path:
@@ -593,48 +579,8 @@ def course_lab(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("course-lab")
     root = course_copy(tmp / "course")
     env = {**fresh_jupyter_env(os.environ, tmp), "PYTHONPATH": str(root)}
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
-    log_path = ARTIFACTS / "course-lab.log"
-    with open(log_path, "w") as log:
-        process = subprocess.Popen(
-            [
-                "./course",
-                "lab",
-                "--no-browser",
-                f"--port={port}",
-                "--ServerApp.port_retries=0",
-                "--LabApp.expose_app_in_browser=True",
-            ],
-            cwd=root,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    urls = []
-    try:
-        deadline = time.monotonic() + 120
-        while not (urls := URL_PRINTED.findall(log_path.read_text())):
-            if process.poll() is not None:
-                pytest.fail(f"./course lab exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"./course lab printed no URL in 120 s:\n{log_path.read_text()[-3000:]}")
-            time.sleep(0.3)
-        yield urls[0]
-    finally:
-
-        def shutdown():
-            parts = urllib.parse.urlsplit(urls[0])  # IndexError without a URL: terminate
-            token = urllib.parse.parse_qs(parts.query)["token"][0]
-            request = urllib.request.Request(
-                f"{parts.scheme}://{parts.netloc}/api/shutdown",
-                method="POST",
-                headers={"Authorization": f"token {token}"},
-            )
-            urllib.request.urlopen(request, timeout=10).close()
-
-        _stop(process, shutdown)
+    with course_lab_server(root, env, ARTIFACTS / "course-lab.log", "--LabApp.expose_app_in_browser=True") as url:
+        yield url
 
 
 OPENED_OR_REFUSED = """(path) => {
@@ -769,8 +715,8 @@ def test_learner_first_hour_through_course_lab(course_lab, browser):
         ((check_id, _),) = MISTAKES[MISTAKE]["fails"].items()
         answer, check = _cell(cells, answer_id)["index"], _cell(cells, check_id)["index"]
         _type_answer(page, answer, _solution_answer(answer_id))
-        _run(page, answer)
-        _run(page, check)
+        for index in range(answer, check + 1):  # Shift-Enter from the answer: its folded check helpers, the check
+            _run(page, index)
         shown = page.evaluate(RENDERED)[check]["text"]
         page.locator("[data-course-current] .jp-Notebook .jp-Cell").nth(check).scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "learner-3-exercise1-check.png"))

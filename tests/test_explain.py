@@ -2078,6 +2078,23 @@ def test_a_name_from_the_set_up_cell_says_run_the_set_up_cell():
     assert explain(NameError("name 'my_answer' is not defined")).kind == "name_not_defined"
 
 
+def _check_helpers_skipped():
+    return by_hand  # noqa: F821 -- a name ex01's folded check helpers define, a check cell run before them
+
+
+FAMILY["check_helpers_not_run"] = "notebook"
+TINY["check_helpers_not_run"] = _check_helpers_skipped
+
+
+def test_a_name_from_a_questions_check_helpers_says_run_them():
+    """A NameError for a function that an exercise's folded check helpers define (the check cell run
+    before the cell above it) says to run those helpers; a learner's own name still says which cell."""
+    e = explain(NameError("name 'by_hand' is not defined"))
+    assert (e.kind, e.family) == ("check_helpers_not_run", "notebook")
+    assert "Run the check helpers" in e.fix and "by_hand" in e.cause
+    assert explain(NameError("name 'my_answer' is not defined")).kind == "name_not_defined"
+
+
 def test_every_kind_comes_as_a_type_the_extension_explains():
     """Is each live error's type one that the notebook extension routes to the explainer?"""
     import builtins

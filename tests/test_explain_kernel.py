@@ -13,16 +13,15 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
-import time
 import urllib.parse
 import urllib.request
 import uuid
 
 import pytest
 
+from tests.course_lab import base_and_token, course_lab
 from tests.files import fresh_jupyter_env
-from tests.test_browser import ARTIFACTS, URL_PRINTED, _free_port, _stop, course_copy
+from tests.test_browser import ARTIFACTS, course_copy
 
 
 @pytest.fixture(scope="module")
@@ -33,37 +32,8 @@ def course_server(tmp_path_factory):
     root = course_copy(tmp / "course")
     env = fresh_jupyter_env(os.environ, tmp)
     env.pop("JUPYTER_PATH", None)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log_path = ARTIFACTS / "course-kernel.log"
-    port = _free_port()
-    with open(log_path, "w") as log:
-        process = subprocess.Popen(
-            ["./course", "lab", "--no-browser", f"--port={port}", "--ServerApp.port_retries=0"],
-            cwd=root,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    urls = []
-    try:
-        deadline = time.monotonic() + 120
-        while not (urls := URL_PRINTED.findall(log_path.read_text())):
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"./course lab printed no URL:\n{log_path.read_text()[-3000:]}")
-            time.sleep(0.3)
-        parts = urllib.parse.urlsplit(urls[0])
-        yield f"{parts.scheme}://{parts.netloc}", urllib.parse.parse_qs(parts.query)["token"][0]
-    finally:
-
-        def shutdown():
-            base, token = f"http://127.0.0.1:{port}", urllib.parse.parse_qs(urllib.parse.urlsplit(urls[0]).query)
-            request = urllib.request.Request(
-                f"{base}/api/shutdown", method="POST", headers={"Authorization": f"token {token['token'][0]}"}
-            )
-            urllib.request.urlopen(request, timeout=10).close()
-
-        _stop(process, shutdown)
+    with course_lab(root, env, ARTIFACTS / "course-kernel.log") as url:
+        yield base_and_token(url)
 
 
 def _api(base: str, token: str, path: str, body: dict | None = None) -> dict:

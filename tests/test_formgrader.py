@@ -9,22 +9,18 @@ import os
 import shutil
 import subprocess
 import sys
-import time
-import urllib.parse
 
 import pytest
 from nbgrader.api import Gradebook
 
 from autograder.grading.batch import load_sources
 from autograder.grading.demo import build_demo_class
+from tests.course_lab import base_and_token, course_lab
 from tests.files import fresh_jupyter_env
 
 from .test_browser import (
     ARTIFACTS,
-    URL_PRINTED,
-    _free_port,
     _missing,
-    _stop,
     browser,  # noqa: F401 -- the headless Chromium fixture, used by name
     course_copy,
 )
@@ -79,39 +75,8 @@ def instructor_lab(graded_course, tmp_path_factory):
     root, _ = graded_course
     tmp = tmp_path_factory.mktemp("instructor-lab")
     env = {**fresh_jupyter_env(os.environ, tmp), "PYTHONPATH": str(root)}
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log_path = ARTIFACTS / "formgrader-lab.log"
-    port = _free_port()
-    with open(log_path, "w") as log:
-        process = subprocess.Popen(
-            ["./course", "lab", "--instructor", "--no-browser", f"--port={port}", "--ServerApp.port_retries=0"],
-            cwd=root,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    urls = []
-    try:
-        deadline = time.monotonic() + 120
-        while not (urls := URL_PRINTED.findall(log_path.read_text())):
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"./course lab --instructor printed no URL:\n{log_path.read_text()[-3000:]}")
-            time.sleep(0.3)
-        parts = urllib.parse.urlsplit(urls[0])
-        yield f"{parts.scheme}://{parts.netloc}", urllib.parse.parse_qs(parts.query)["token"][0]
-    finally:
-
-        def shutdown():
-            import urllib.request
-
-            base, token = f"{parts.scheme}://{parts.netloc}", urllib.parse.parse_qs(parts.query)["token"][0]
-            request = urllib.request.Request(
-                f"{base}/api/shutdown", method="POST", headers={"Authorization": f"token {token}"}
-            )
-            urllib.request.urlopen(request, timeout=10).close()
-
-        _stop(process, shutdown)
+    with course_lab(root, env, ARTIFACTS / "formgrader-lab.log", "--instructor") as url:
+        yield base_and_token(url)
 
 
 def test_formgrader_shows_the_graders_scores(graded_course, instructor_lab, browser):  # noqa: F811

@@ -16,7 +16,18 @@ from dataclasses import dataclass
 
 import nbformat
 
-__all__ = ["Question", "questions", "assemble", "grade_id", "is_answer", "is_test", "visible_source", "HIDDEN_TESTS"]
+__all__ = [
+    "Question",
+    "questions",
+    "assemble",
+    "grade_id",
+    "is_answer",
+    "is_test",
+    "is_read_only",
+    "withheld_here",
+    "visible_source",
+    "HIDDEN_TESTS",
+]
 
 # The markers nbgrader's ClearHiddenTests uses; everything between them is the instructor's.
 HIDDEN_TESTS = re.compile(
@@ -44,6 +55,21 @@ def is_test(cell) -> bool:
     """True for an nbgrader autograded test cell (grade and not solution, code)."""
     meta = _nbgrader(cell)
     return cell.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def is_read_only(cell) -> bool:
+    """True for a locked code cell that is neither an answer nor a test (nbgrader's read-only cell):
+    the set-up cell, given code, and the collapsed cell right above a test cell where an exercise
+    keeps that question's check helpers and references (``solutions/AUTHORING.md``)."""
+    meta = _nbgrader(cell)
+    locked = bool(meta.get("locked")) and not meta.get("grade") and not meta.get("solution")
+    return cell.get("cell_type") == "code" and locked
+
+
+def withheld_here(cell) -> bool:
+    """True for a cell whose REFERENCE regions the class grader withholds: a test cell or a
+    read-only cell. Both come from the source (``assemble``), never from the submission."""
+    return is_test(cell) or is_read_only(cell)
 
 
 @dataclass(frozen=True)

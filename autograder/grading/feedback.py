@@ -15,7 +15,7 @@ from .feedback_page import page
 from .grade_one import Result
 from .redact import hidden_lines, redact, scrub
 
-__all__ = ["feedback_notebook", "feedback_html"]
+__all__ = ["feedback_notebook", "feedback_html", "gist"]
 
 
 def _question(grade_id: str) -> str:
@@ -34,6 +34,23 @@ def _points(result: Result) -> str:
     return f"{final:g} / {result.max_score:g} ({before})"
 
 
+SUMMARY_CHARACTERS = 600  # a summary row's longest gist: the whole message is under the question's check cell
+
+
+def gist(message: str) -> str:
+    """What a question's row in the summary says of a failure: the message's first line (what is wrong)
+    and its cause, which a message gives on its later lines: the lines that are not indented (the
+    cause sentence, the explainer's words) and the reasons listed as ``  - entry: reason``; the
+    indented detail lines (expected and received values, where an error was raised) stay under the
+    check cell. At most ``SUMMARY_CHARACTERS`` characters."""
+    first, *rest = message.splitlines() or [""]
+    causes = [
+        line.strip() for line in rest if line.strip() and (not line[0].isspace() or line.lstrip().startswith("- "))
+    ]
+    text = " ".join([first.strip(), *(line for line in causes if not line.startswith("[cause:"))])
+    return text if len(text) <= SUMMARY_CHARACTERS else text[: SUMMARY_CHARACTERS - 4].rstrip() + " ..."
+
+
 def _summary(result: Result, secret: set[str]) -> str:
     """The page's first part, as HTML: the score, the status and one row per question (every
     text redacted and escaped: a status, a message or a student's folder name is data)."""
@@ -43,7 +60,7 @@ def _summary(result: Result, secret: set[str]) -> str:
 
     rows = "\n".join(
         f'<tr><td>{e(_question(q.grade_id))}</td><td style="text-align:right">{q.score:g} / {q.points:g}</td>'
-        f"<td>{e(q.message.splitlines()[0]) if q.message else 'passed'}</td></tr>"
+        f"<td>{e(gist(q.message)) if q.message else 'passed'}</td></tr>"
         for q in result.questions
     )
     return (

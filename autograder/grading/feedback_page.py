@@ -93,9 +93,13 @@ def _cell(cell, secret: set[str]) -> str:
     count = cell.get("execution_count")
     prompt = f"In&nbsp;[{count}]:" if isinstance(count, int) else "In&nbsp;[&nbsp;]:"
     outputs = "".join(_output(o, secret) for o in cell.get("outputs", []) if isinstance(o, dict))
+    code = f"<pre>{_e(source, secret)}</pre>"
+    jupyter = cell.get("metadata", {}).get("jupyter", {})
+    if isinstance(jupyter, dict) and jupyter.get("source_hidden"):  # a source's check helpers: folded, as in JupyterLab
+        code = f"<details><summary>{_e(source.partition(chr(10))[0], secret)}</summary>{code}</details>"
     return (
         f'<div class="cell code_cell"><div class="input"><div class="prompt">{prompt}</div>'
-        f'<div class="inner_cell"><div class="input_area"><pre>{_e(source, secret)}</pre></div></div></div>'
+        f'<div class="inner_cell"><div class="input_area">{code}</div></div></div>'
         f'<div class="output_wrapper">{outputs}</div></div>'
     )
 

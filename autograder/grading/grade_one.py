@@ -24,7 +24,7 @@ import nbformat
 
 from ..causes import NOT_ANSWERED, cause_of
 from . import status
-from .assemble import assemble, grade_id, is_test, questions, visible_source
+from .assemble import assemble, grade_id, is_test, questions, visible_source, withheld_here
 from .limits import Limits
 from .references import withhold
 from .runner import run_cells
@@ -173,8 +173,8 @@ def _run_past_stops(texts: list[str], sandbox: Sandbox, limits: Limits, tests: s
 
 @functools.lru_cache(maxsize=512)
 def _withheld(test_source: str) -> str:
-    """``references.withhold`` of a test cell's text (the source's: the same in every submission
-    of an assignment), computed once per text."""
+    """``references.withhold`` of a test or read-only cell's text (the source's: the same in every
+    submission of an assignment), computed once per text."""
     return withhold(test_source)
 
 
@@ -245,7 +245,7 @@ def grade_notebook(
         return result
     graded = assemble(source, submission)
     cells = _code_cells(graded)
-    texts = [_withheld(c.source) if is_test(c) else c.source for c in cells]
+    texts = [_withheld(c.source) if withheld_here(c) else c.source for c in cells]
     names = [grade_id(c) or f"cell {i + 1}" for i, c in enumerate(cells)]
     run, stops = _run_past_stops(texts, sandbox, limits, _tests(cells))
     if stops:

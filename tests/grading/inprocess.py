@@ -19,7 +19,7 @@ import nbformat
 import torch
 
 from autograder import check
-from autograder.grading.assemble import grade_id, is_answer, is_test
+from autograder.grading.assemble import grade_id, is_answer, is_test, withheld_here
 from autograder.grading.references import withhold
 from autograder.grading.verdict import verdict
 
@@ -64,7 +64,7 @@ def run(nb: nbformat.NotebookNode, withheld: bool, answers: dict[str, str] | Non
             # IPython's line magics (the setup cell's %load_ext autograder) are not Python: skipped
             # here, run by the graders' IPython
             text = "".join(line for line in text.splitlines(True) if not line.startswith("%"))
-            if withheld and is_test(cell):
+            if withheld and withheld_here(cell):
                 text = withhold(text)
             records.clear()
             try:

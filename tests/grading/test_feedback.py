@@ -7,7 +7,7 @@ import time
 
 import nbformat
 
-from autograder.grading.feedback import feedback_html, feedback_notebook
+from autograder.grading.feedback import SUMMARY_CHARACTERS, feedback_html, feedback_notebook, gist
 from autograder.grading.feedback_page import MAX_PAGE
 from autograder.grading.grade_one import QuestionResult, Result, grade_notebook
 from autograder.grading.limits import Limits
@@ -121,3 +121,37 @@ def test_a_late_submitters_page_shows_the_score_after_the_late_penalty(source):
     page = feedback_html(late)
     assert "<strong>0 / 8 (8 before the late-submission penalty of 8)</strong>" in page
     assert "<strong>8 / 8</strong>" not in page
+
+
+def test_a_sources_check_helpers_are_folded_on_the_page(source):
+    """Is a collapsed cell of the source (a question's check helpers) folded on the page, under its
+    first line, as JupyterLab shows it, while the other cells' code is shown open?"""
+    nb = nbformat.reads(nbformat.writes(source), as_version=4)
+    nb.cells[2].source = "# Question 1's check helpers <b>\ndef helper():\n    return 1\n"
+    nb.cells[2].metadata["jupyter"] = {"source_hidden": True}
+    page = feedback_html(Result("ada", "ex01", "graded", [QuestionResult("q1_check", 2, 2, "")], nb))
+    assert "<details><summary># Question 1&#x27;s check helpers &lt;b&gt;</summary><pre>" in page
+    assert page.count("<details>") == 1
+    assert page_problems(page) == []
+
+
+def test_the_summary_row_gives_the_cause_a_message_states_on_a_later_line():
+    """Does a question's summary row carry the cause sentence and listed reasons that a message gives
+    after its first line, without the expected/received values and the raised-in line (those stay under
+    the check cell), and is a long gist cut?"""
+    tensor = (
+        "0.weight differs from the expected value (relative error 7.9e+00 in max-norm).\n"
+        "  (the same for 0.bias)\n  expected: [1.0, 2.0]\n  received: [3.0, 4.0]\n"
+        "A hook's result is discarded: clip p.grad in place.\n[cause: tensor.mismatch.a_hooks_result]"
+    )
+    assert gist(tensor) == (
+        "0.weight differs from the expected value (relative error 7.9e+00 in max-norm). "
+        "A hook's result is discarded: clip p.grad in place."
+    )
+    prediction = "4 of 5 Node counts are right; rethink: AccumulateGrad\n  - AccumulateGrad: one per leaf\n"
+    assert gist(prediction) == "4 of 5 Node counts are right; rethink: AccumulateGrad - AccumulateGrad: one per leaf"
+    error = "f raised RuntimeError: boom\n  raised in f(), line 4: g = x\nThe graph was freed by a first backward."
+    assert gist(error) == "f raised RuntimeError: boom The graph was freed by a first backward."
+    assert len(gist("x\n" + "cause " * 500)) <= SUMMARY_CHARACTERS and gist("").strip() == ""
+    page = feedback_html(Result("ada", "ex01", "graded", [QuestionResult("q1_check", 2, 0, tensor)], None))
+    assert "A hook&#x27;s result is discarded" in page.split("</table>")[0]

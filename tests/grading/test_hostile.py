@@ -154,6 +154,38 @@ def test_structure_edits_keep_the_marks_the_answers_earn(demo, grade, edit):
     ]
 
 
+def helper_cell(nb, gid):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == gid)
+
+
+def test_an_edited_check_helper_cell_is_graded_as_the_source_wrote_it(demo, grade):
+    """Does a wrong prediction still fail when the learner rewrote the question's check helpers (the
+    collapsed, locked cell above the test) so that the expected counts are the predicted ones? The
+    graded notebook takes read-only cells from the source."""
+    nb = demo["ex01-q1-accumulate-per-use"]
+    helper_cell(nb, "q1_helpers").source = (
+        "def counts_by_input(p):\n    return p\n\n"
+        "def measured(x):\n    return predicted_counts()['x_a' if x[0] == 1 else 'x_b']\n\n"
+        "def reasons(x):\n    return {}\n"
+    )
+    result = grade(nb)
+    assert [q.score == 0 for q in result.questions] == [True, False, False], [q.message for q in result.questions]
+
+
+def test_a_learners_cell_below_the_check_helpers_reaches_no_reference(demo, grade):
+    """Does a cell the learner adds right below a question's check helpers find only placeholders where
+    the helpers' references are (withheld from the learner's process, as in test cells)?"""
+    nb = demo["correct"]
+    index = nb.cells.index(helper_cell(nb, "q1_helpers"))
+    probe = "print('probe', measured(torch.tensor([1.0, -1.0])) is check.WITHHELD, reasons is check.WITHHELD)"
+    nb.cells.insert(index + 1, nbformat.v4.new_code_cell(probe))
+    result = grade(nb)
+    cell = next(c for c in result.notebook.cells if c.cell_type == "code" and c.source == probe)
+    printed = [o.get("text", "") for o in cell.outputs]
+    assert printed == ["probe True True\n"], printed
+    assert result.score == FULL
+
+
 # --- broken files ------------------------------------------------------------------------------
 
 

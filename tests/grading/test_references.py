@@ -13,7 +13,7 @@ import functools
 import pytest
 
 from autograder import check
-from autograder.grading.assemble import HIDDEN_TESTS, grade_id, is_test
+from autograder.grading.assemble import HIDDEN_TESTS, grade_id, is_read_only, is_test
 from autograder.grading.references import REFERENCE, bound_names, withhold
 
 from .inprocess import EXERCISES, blank_answers, grade, run, source
@@ -130,8 +130,23 @@ def test_withheld_values_reach_a_check_as_withheld():
 
 
 def cells_of(exercise):
-    """(grade_id, source) of each test cell of the exercise's source."""
-    return [(grade_id(c), c.source) for c in source(exercise).cells if is_test(c)]
+    """(grade_id, text) of each question of the exercise's source: its test cell's source, after the
+    sources of the read-only cells right above it (its check helpers, collapsed: AUTHORING.md), which
+    the grader withholds the same way."""
+    found, helpers = [], []
+    for cell in source(exercise).cells:
+        if is_test(cell):
+            found.append((grade_id(cell), "\n\n".join([*helpers, cell.source])))
+        if cell.cell_type == "code":
+            helpers = [*helpers, cell.source] if is_read_only(cell) and "_helpers" in (grade_id(cell) or "") else []
+    return found
+
+
+def test_a_questions_text_includes_its_helper_cells():
+    """Is a question's text (what these tests read) its check helpers' cells and then its test cell?"""
+    (gid, text), *_ = cells_of("ex01_graph")
+    assert gid == "q1_check"
+    assert text.index("def measured") < text.index("check.predictions")
 
 
 @functools.cache
@@ -143,8 +158,8 @@ def solution_runs(exercise):
 
 @pytest.mark.parametrize("exercise", EXERCISES)
 def test_every_test_cell_has_a_reference_region_and_parses_withheld(exercise):
-    """Does every test cell mark its references off in at least one region, and is what the grader
-    sends (regions withheld) valid Python without any region left?"""
+    """Does every question mark its references off in at least one region (in its test cell or its
+    check helpers), and is what the grader sends (regions withheld) valid Python without any region left?"""
     for gid, text in cells_of(exercise):
         assert REFERENCE.search(text), f"{exercise} {gid}: no REFERENCE region"
         withheld = withhold(text)
@@ -275,3 +290,36 @@ def test_the_blank_release_fails_every_question(exercise):
     plain, _ = solution_runs(exercise)
     verdicts = grade(source(exercise), plain, blank_answers(exercise))
     assert all(verdicts.values()), {gid: "passed" for gid, why in verdicts.items() if not why}
+
+
+# --- check cells a learner can read ----------------------------------------------------------------
+
+MAX_CHECK_LINES = 12  # a test cell's visible lines: the docstring and the checks, nothing to scroll past
+
+
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_every_test_cell_shows_the_learner_only_a_few_lines(exercise):
+    """Is every test cell, as the release shows it (hidden tests removed), at most a few lines long, its
+    helpers and references in the collapsed check-helper cell above it?"""
+    long = {
+        grade_id(c): n
+        for c in source(exercise).cells
+        if is_test(c) and (n := len(HIDDEN_TESTS.sub("", c.source).strip().splitlines())) > MAX_CHECK_LINES
+    }
+    assert not long, f"{exercise}: test cells longer than {MAX_CHECK_LINES} visible lines: {long}"
+
+
+@pytest.mark.parametrize("exercise", EXERCISES)
+def test_check_helper_cells_are_locked_collapsed_and_above_their_test(exercise):
+    """Is every check-helper cell (qN_helpers) locked and read-only, collapsed in JupyterLab, free of
+    hidden tests (nbgrader removes those from test cells only), and right above its own test cell?"""
+    cells = [c for c in source(exercise).cells if c.cell_type == "code"]
+    for index, cell in enumerate(cells):
+        gid = grade_id(cell) or ""
+        if not gid.endswith("_helpers"):
+            continue
+        assert is_read_only(cell), f"{exercise} {gid}: not a locked read-only cell"
+        assert cell.metadata.get("jupyter", {}).get("source_hidden") is True, f"{exercise} {gid}: not collapsed"
+        assert "HIDDEN TESTS" not in cell.source, f"{exercise} {gid}: hidden tests belong in the test cell"
+        below = cells[index + 1] if index + 1 < len(cells) else None
+        assert below is not None and grade_id(below) == gid.replace("_helpers", "_check"), f"{exercise} {gid}"

@@ -172,10 +172,10 @@ def _run_past_stops(texts: list[str], sandbox: Sandbox, limits: Limits, tests: s
 
 
 @functools.lru_cache(maxsize=512)
-def _withheld(test_source: str) -> str:
+def _withheld(text: str) -> str:
     """``references.withhold`` of a test or read-only cell's text (the source's: the same in every
     submission of an assignment), computed once per text."""
-    return withhold(test_source)
+    return withhold(text)
 
 
 _STUBS: dict[int, tuple] = {}  # id(source) -> (source, its release_answers): once per assignment

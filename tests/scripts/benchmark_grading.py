@@ -4,6 +4,7 @@ submissions, in one run. Not a test; run it by hand from the repository root:
 
     PYTHONPATH=$PWD .venv/bin/python tests/scripts/benchmark_grading.py [--students 40] [--assignments ex01_graph ...]
         [--demo] [--baseline-ref GIT_REF] [--no-nbgrader] [--repeat N]
+    PYTHONPATH=$PWD .venv/bin/python tests/scripts/benchmark_grading.py --growth 40 160 640 [--growth-jobs 1 2]
 
 ``--baseline-ref afb1b5e`` also grades the class with the grader of that commit (afb1b5e: the
 last one before the sandbox, forks of a warm worker process) at --jobs 1 and 2: its
@@ -22,7 +23,18 @@ some answers that kill their process. Prints seconds per notebook, the speed-up,
 Jupyter kernel plus `import torch` costs against starting a grading sandbox and one submission
 process in it, and where our time per notebook goes: sandbox start (once per grading thread),
 fork + channel, cells, reaping, the outside re-check (verdict), the feedback page, the rest of
-grading one notebook (reading, assembling), and the solutions' own runs (once per assignment).
+grading one notebook (reading, assembling), and the solutions' own runs (once per assignment);
+and a notebook's cost against its cells' own time: the run's wall time per notebook (start-up
+included) over the time the submission processes spent in IPython's ``run_cell`` for the graded
+notebooks' cells, measured inside each process (``CellRun.seconds``; the solutions' runs, the
+process's set-up, the channel and the judging are not in it).
+
+``--growth 40 160 640`` instead grades classes of that many ex01 notebooks, each in a fresh
+interpreter, at each of ``--growth-jobs``: seconds per notebook, the slope between sizes (what one
+more notebook costs once the sandboxes started), both against the cells' own time, the grader's
+peak RSS (its own process, ``ru_maxrss``) and the peak of the proportional set size (``Pss``) of
+the grader with every process below it (containers, fork servers, submission processes), sampled
+every 0.2 s.
 """
 
 from __future__ import annotations

@@ -154,6 +154,14 @@ class _Sandboxes:
             self._local.sandbox = sandbox
         return self._local.sandbox
 
+    def ready(self) -> None:
+        """Wait until this thread's sandbox has started (one that does not is its first
+        notebook's to find: ``runner`` replaces it, or grades it ``sandbox lost``)."""
+        try:
+            self.get().ready()
+        except SandboxError:
+            pass
+
     def close(self) -> None:
         for sandbox in self._all:
             sandbox.close()
@@ -353,7 +361,7 @@ def _grade_into(
                 bar.update(1)
         grading = GradingBar(len(todo), workers, progress)
         try:  # a notebook's time is timed after its thread's sandbox started (progress.py)
-            pending = {pool.submit(grading.timed(grade, sandboxes.get), s) for s in todo}
+            pending = {pool.submit(grading.timed(grade, sandboxes.ready), s) for s in todo}
             while pending:
                 # every result graded while the last ones were recorded: one transaction for them
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)

@@ -231,7 +231,7 @@ class Sandbox:
     def start(self) -> None:
         """Start the container and wait until the fork server has imported torch."""
         self.launch()
-        self._ready()
+        self.ready()
 
     def launch(self) -> None:
         """Start the container without waiting for it (:meth:`open_channel` waits): several
@@ -260,8 +260,13 @@ class Sandbox:
         if not self.sandboxed:
             self._tmp = tempfile.mkdtemp(prefix="autograder-nosandbox-")
 
-    def _ready(self) -> None:
-        """Wait for a launched server's "ready" (no-op when it was read already)."""
+    def ready(self) -> None:
+        """Wait until a :meth:`launch`\\ ed fork server has imported what it imports (no-op once it
+        has, or when none was launched).
+
+        Raises:
+            SandboxError: it did not start (the message is bwrap's, also in ``last_error``).
+        """
         if not self._starting:
             return
         self._starting = False
@@ -340,7 +345,7 @@ class Sandbox:
             self._settle()
         if self._process is None or self._process.poll() is not None:
             self.start()
-        self._ready()
+        self.ready()
         if self._next is None:
             try:
                 self._ask({"op": "fork", "tmp": self._tmp}, fork=True)

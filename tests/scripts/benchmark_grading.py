@@ -121,7 +121,7 @@ class Phases:
     # (object, attribute, phase): the names as the callers look them up
     PIECES: ClassVar[list] = [
         (Sandbox, "launch", "sandbox start (bwrap)"),
-        (Sandbox, "_ready", "sandbox start (waiting for its fork server's imports)"),  # a call per fork
+        (Sandbox, "ready", "sandbox start (waiting for its fork server's imports)"),  # a call per fork
         (Sandbox, "close", "sandbox close"),
         (Sandbox, "open_channel", "fork + channel"),
         (Sandbox, "reap", "reap (kill, clean /tmp)"),

@@ -296,6 +296,9 @@ class Sandbox:
         """Send ``request`` (with a new channel for the next submission process when ``fork``);
         its answer is read by :meth:`_settle`."""
         if fork:
+            if self._next is not None:  # a process forked ahead and not used: the server kills it first
+                self._next.close()
+                self._next = None
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
                 socket.send_fds(self._control, [json.dumps(request).encode()], [theirs.fileno()])

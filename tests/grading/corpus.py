@@ -11,6 +11,18 @@ Used by ``tests/grading/test_corpus.py``.
 
 WRONG = {
     "ex01_graph": {
+        "c01-rows-written-as-five": {
+            "cause": "writes the visible N = 5 as a number for the mean's 1/N: right on the visible check, off by a "
+            "constant factor on hidden ones (the hidden message must say so without their N)",
+            "answers": {
+                "q2_answer": """def grad_wb(w, b, x, y):
+    p = torch.tanh(x @ w + b)
+    dL_dz = 2 * (p - y) / 5 * (1 - p ** 2)
+    return {"w": x.T @ dL_dz, "b": dL_dz.sum()}
+"""
+            },
+            "fails": {"q2_check": "a constant factor, the same for every element, but no whole number"},
+        },
         "c01-kinds-of-condition": {
             "cause": "counts the Nodes of the loop condition h.abs().max() as part of the result's graph, for x_a",
             "answers": {
@@ -97,6 +109,18 @@ def count_nodes(t):
         },
     },
     "ex03_backward": {
+        "c03-steps-minus-one": {
+            "cause": "takes the retained peak to be steps - 1 graphs (right for 3 steps only): a hidden test's "
+            "message names the steps' graphs too few, without its figures",
+            "answers": {
+                "q4_answer": """def loop_bytes(n, d, h, steps):
+    graph = 4 * (n * d + n * h + n)
+    return {"peak without retain_graph": graph, "alive after the loop with retain_graph": graph,
+            "peak with retain_graph": (steps - 1) * graph}
+"""
+            },
+            "fails": {"q4_check": "Which graph is still alive at that moment (retain_graph=True"},
+        },
         "c03-summed-two-forwards": {
             "cause": "grads_summed computes each loss from its own forward, then backwards their sum",
             "answers": {

@@ -123,7 +123,7 @@ def peak_grad_bytes(model, fused):
     return max(sizes) if fused else sum(sizes)
 """
         },
-        "fails": {"q3_check": "peak_grad_bytes(model, fused="},
+        "fails": {"q3_check": "peak_grad_bytes counts the frozen parameters too"},
     },
     # Q4: every saved tensor converted, the weights too: a 16-bit copy of each saved weight is added.
     "ex10-q4-weights-copied": {

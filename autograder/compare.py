@@ -139,15 +139,22 @@ def _factor_words(s: float) -> str:
     return f"is {s:.4g}x"
 
 
+def _broadcast_shapes(a: tuple, b: tuple) -> tuple | None:
+    """``torch.broadcast_shapes(a, b)`` as a tuple, None where they do not broadcast; computed here,
+    as PyTorch's rule says: ``torch.broadcast_shapes`` imports ``torch.fx``'s symbolic shapes and
+    SymPy on its first call, a second of the grader's time for one message."""
+    a, b = (1,) * (len(b) - len(a)) + a, (1,) * (len(a) - len(b)) + b
+    if any(x != y and 1 not in (x, y) for x, y in zip(a, b)):
+        return None
+    return tuple(y if x == 1 else x for x, y in zip(a, b))
+
+
 def _shape_message(name: str, got: tuple, want: tuple) -> tuple[str, str]:
     """The shape difference in words, naming a missing (or extra) reduction over a dimension that
     broadcasting adds: a tensor broadcast along a dimension gets the sum over it as its gradient;
     and which of these it is, as the end of its cause key (``arranged``, ``keepdim``, ...)."""
     plain = f"{name} has shape {got}, expected {want}"
-    try:
-        wider = torch.broadcast_shapes(got, want)
-    except RuntimeError:
-        wider = None
+    wider = _broadcast_shapes(tuple(got), tuple(want))
     if wider not in (got, want):  # not one shape broadcast to the other
         if math.prod(got) == math.prod(want):
             return (

@@ -1,5 +1,7 @@
 """Does diagnose() name each typical autograd mistake? One test per diagnosis."""
 
+import itertools
+
 import pytest
 import torch
 
@@ -236,3 +238,17 @@ def test_a_constant_factor_that_is_no_whole_number_is_said_only_where_elements_a
     assert "a local derivative missing" not in scaled.message and "constant multiple" in scaled.reason
     assert diagnose(torch.tensor(0.7), torch.tensor(1.3)).kind == "mismatch"
     assert diagnose((ref * (1 + 1e-6)), ref).kind == "mismatch"
+
+
+def test_the_shapes_broadcast_as_torch_broadcasts_them():
+    """Does the message's own broadcasting rule (no torch.fx, no SymPy to import) give what
+    ``torch.broadcast_shapes`` gives, for every pair of these shapes (None: they do not broadcast)?"""
+    from autograder.compare import _broadcast_shapes
+
+    shapes = [(), (1,), (0,), (3,), (2, 3), (1, 3), (3, 1), (2, 1, 3), (0, 3), (1, 0), (4, 2, 3)]
+    for a, b in itertools.product(shapes, repeat=2):
+        try:
+            theirs = tuple(torch.broadcast_shapes(a, b))
+        except RuntimeError:
+            theirs = None
+        assert _broadcast_shapes(a, b) == theirs, (a, b)

@@ -341,7 +341,7 @@ def _grade_one(args) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
     from .grading.limits import Limits
-    from .grading.sandbox import Sandbox, sandbox_problem
+    from .grading.sandbox import Sandbox, extras_for, sandbox_problem
 
     if not args.no_sandbox and (problem := sandbox_problem()):
         print(f"error: refusing to grade without a sandbox: {problem}", file=sys.stderr)
@@ -349,8 +349,14 @@ def _grade_one(args) -> int:
     limits = Limits(
         cell_timeout=args.cell_timeout, total_timeout=args.total_timeout, memory=int(args.memory_limit * 1024**3)
     )
-    # The sandbox's fork server imports torch while this process does (the grader's judging needs it).
-    sandbox = Sandbox(limits, sandboxed=not args.no_sandbox)
+    # The sandbox's fork server imports torch while this process does (the grader's judging needs it);
+    # torch._dynamo too when the assignment's solution uses torch.compile (read as text: only a name).
+    try:
+        solution = sorted((Path(args.solutions) / args.assignment).glob("*.ipynb"))
+        source = [solution[0].read_text(encoding="utf-8", errors="replace")] if solution else []
+    except OSError:  # grade_single says what is wrong with it
+        source = []
+    sandbox = Sandbox(limits, sandboxed=not args.no_sandbox, extras=extras_for(source))
     with ThreadPoolExecutor(max_workers=1) as starter:
         warming = starter.submit(sandbox.start)
         try:

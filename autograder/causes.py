@@ -58,9 +58,12 @@ MAX_TEXT = 4000
 
 
 class Diagnosed(str):
-    """A message (``str``) that also carries its cause key as ``.cause`` ("" when none)."""
+    """A message (``str``) that also carries its cause key as ``.cause`` ("" when none), and, from
+    ``autograder.judge``, ``.reasons``: ``((reason, given), ...)``, what a hidden test may say of the
+    difference (``compare.Diagnosis.reason`` and ``.given``; not pickled: the grader reads it where it judges)."""
 
     cause: str = ""
+    reasons: tuple = ()
 
     def __new__(cls, text: str, cause: str = ""):
         made = super().__new__(cls, text)
@@ -113,11 +116,16 @@ def cause_of(message: str) -> str:
     if first.startswith("stopped: "):
         return key("stopped", first.removeprefix("stopped: ").split(" in ")[0])
     raised = _RAISED.match(first)
-    if raised and raised.group(1) not in ("AssertionError", "CheckFailed"):
+    # a test cell's own assert is no error of the learner's; an AssertionError their code raised (in
+    # check.call: "fn raised ...") is, where the explainer knows it (GradScaler's order asserts)
+    learners = raised and (raised.group(1) != "AssertionError" or " raised AssertionError" in first)
+    if learners and raised.group(1) != "CheckFailed":
         from .explain import explain
 
         kind = explain(raised.group(2)).kind
-        return f"error.{kind}" if kind != "unknown" else f"error.{raised.group(1)}"
+        if kind != "unknown":
+            return f"error.{kind}"
+        return f"error.{raised.group(1)}" if raised.group(1) != "AssertionError" else ""
     return ""
 
 

@@ -255,7 +255,7 @@ def tensor(
     __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
     options = dict(tolerance, show_values=show_values)
     if causes:
-        options["causes"] = dict(causes)
+        options["causes"] = causes if causes is WITHHELD else dict(causes)  # a REFERENCE region's causes
     if tolerance_by is not None:
         options["tolerance_by"] = {str(k): dict(v) for k, v in tolerance_by.items()}
         received = (str(choice), received)
@@ -287,7 +287,7 @@ def grads(
         raise CheckFailed(f"expected a dict of gradients, got {type(received).__name__}")
     options = {"show_values": show_values, "hint": hint}
     if causes:
-        options["causes"] = dict(causes)
+        options["causes"] = causes if causes is WITHHELD else dict(causes)  # a REFERENCE region's causes
     _check(Checked(name, "grads", dict(received), expected, options))
 
 

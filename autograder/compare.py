@@ -70,7 +70,12 @@ class Diagnosis:
     learner-facing ``message``, the relative error ``max|r - e| / max|e|`` (``None`` when the
     values could not be compared) and, for ``multiple``/``fraction``/``sign``, the ``factor``
     received / expected; ``cause``, when the question's own ``causes`` (or, for bytes, the parts
-    named) tell more than the kind, its cause key (``autograder.causes``): judge keys the rest by kind."""
+    named) tell more than the kind, its cause key (``autograder.causes``): judge keys the rest by kind.
+
+    ``reason`` is what a hidden test may say of the difference: the diagnosis without the values, shapes,
+    dtypes, sizes or factor its inputs make (a predicate: "is all zeros but should not be: ..."), with
+    ``given``, the question's own texts it quotes (a cause, the names of saved parts), which may hold an
+    input (``"N = 7 rows here"``) and are cut to what does not (``grading.verdict``)."""
 
     ok: bool
     kind: str
@@ -78,6 +83,8 @@ class Diagnosis:
     rel_error: float | None = None
     factor: float | None = None
     cause: str = ""
+    reason: str = ""
+    given: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return self.message
@@ -132,15 +139,22 @@ def _factor_words(s: float) -> str:
     return f"is {s:.4g}x"
 
 
+def _broadcast_shapes(a: tuple, b: tuple) -> tuple | None:
+    """``torch.broadcast_shapes(a, b)`` as a tuple, None where they do not broadcast; computed here,
+    as PyTorch's rule says: ``torch.broadcast_shapes`` imports ``torch.fx``'s symbolic shapes and
+    SymPy on its first call, a second of the grader's time for one message."""
+    a, b = (1,) * (len(b) - len(a)) + a, (1,) * (len(a) - len(b)) + b
+    if any(x != y and 1 not in (x, y) for x, y in zip(a, b)):
+        return None
+    return tuple(y if x == 1 else x for x, y in zip(a, b))
+
+
 def _shape_message(name: str, got: tuple, want: tuple) -> tuple[str, str]:
     """The shape difference in words, naming a missing (or extra) reduction over a dimension that
     broadcasting adds: a tensor broadcast along a dimension gets the sum over it as its gradient;
     and which of these it is, as the end of its cause key (``arranged``, ``keepdim``, ...)."""
     plain = f"{name} has shape {got}, expected {want}"
-    try:
-        wider = torch.broadcast_shapes(got, want)
-    except RuntimeError:
-        wider = None
+    wider = _broadcast_shapes(tuple(got), tuple(want))
     if wider not in (got, want):  # not one shape broadcast to the other
         if math.prod(got) == math.prod(want):
             return (
@@ -172,6 +186,25 @@ def _shape_message(name: str, got: tuple, want: tuple) -> tuple[str, str]:
         "stay: a tensor that was not broadcast along it gets one gradient entry per element there.",
         "summed_away",
     )
+
+
+# a constant factor that is no whole number is said only when this many elements of the reference agree on it
+_AGREEING = 3
+
+# what a shape difference is, by _shape_message's kind, said without the shapes (a hidden test's)
+_SHAPE_REASONS = {
+    "arranged": "has the wrong shape: the same number of elements, arranged otherwise (a missing squeeze() or "
+    "reshape?).",
+    "other": "has the wrong shape.",
+    "keepdim": "has the wrong shape: an extra dimension of size 1 (a sum or mean with keepdim=True, or a missing "
+    "squeeze()?).",
+    "squeezed": "has the wrong shape: it lacks a dimension of size 1 (squeezed or indexed where a dimension of size 1 "
+    "should stay?).",
+    "not_summed": "has the wrong shape: an extra dimension. That looks like a gradient not summed over the dimension "
+    "it was broadcast along (.sum(dim)), or a value not reduced over it.",
+    "summed_away": "has the wrong shape: it lacks a dimension. That looks like a sum (or mean) over a dimension that "
+    "should stay: a tensor that was not broadcast along it gets one gradient entry per element there.",
+}
 
 
 def diagnose(
@@ -206,10 +239,17 @@ def diagnose(
     if received is None:
         if "none" in causes:
             return Diagnosis(
-                False, "none", f"{name} is None: {causes['none']}", cause=cause_key("tensor.none", causes["none"])
+                False,
+                "none",
+                f"{name} is None: {causes['none']}",
+                cause=cause_key("tensor.none", causes["none"]),
+                reason=f"is None: {causes['none']}",
+                given=(str(causes["none"]),),
             )
         listed = "\n".join(f"  - {c}" for c in NONE_GRAD_CAUSES)
-        return Diagnosis(False, "none", f"{name} is None. Likely causes:\n{listed}")
+        return Diagnosis(
+            False, "none", f"{name} is None. Likely causes:\n{listed}", reason=f"is None. Likely causes:\n{listed}"
+        )
     if isinstance(received, (int, float, bool)) and expected.numel() == 1:
         try:
             converted = torch.tensor(received, dtype=expected.dtype, device=expected.device)
@@ -217,13 +257,19 @@ def diagnose(
             converted = None
         exact = not (expected.is_floating_point() or expected.is_complex())
         if converted is None or (exact and converted.item() != received):  # 2.5 is not the integer 2
-            return Diagnosis(False, "mismatch", f"{name} is {received!r}, not a value of dtype {expected.dtype}.")
+            return Diagnosis(
+                False,
+                "mismatch",
+                f"{name} is {received!r}, not a value of dtype {expected.dtype}.",
+                reason="is not a value of the expected dtype.",
+            )
         received = converted
     if not isinstance(received, torch.Tensor):
         return Diagnosis(
             False,
             "type",
             f"{name} should be a tensor of shape {tuple(expected.shape)}, got a {type(received).__name__}.",
+            reason=f"should be a tensor, got a {type(received).__name__}.",
         )
     if received.requires_grad and not allow_graph:
         where = f"grad_fn={type(received.grad_fn).__name__}" if received.grad_fn else "a leaf"
@@ -233,17 +279,27 @@ def diagnose(
             "attached",
             f"{name} is still attached to the autograd graph ({where}, requires_grad=True). {fix}",
             cause=cause_key("tensor.attached", causes["attached"]) if "attached" in causes else "",
+            reason=f"is still attached to the autograd graph (requires_grad=True). {fix}",
+            given=(str(fix),) if "attached" in causes else (),
         )
     if tuple(received.shape) != tuple(expected.shape):
         got, want = tuple(received.shape), tuple(expected.shape)
         if "shape" in causes:
             message = f"{name} has shape {got}, expected {want}: {causes['shape']}"
-            return Diagnosis(False, "shape", message, cause=cause_key("tensor.shape", causes["shape"]))
+            own = f"has the wrong shape: {causes['shape']}"
+            return Diagnosis(
+                False,
+                "shape",
+                message,
+                cause=cause_key("tensor.shape", causes["shape"]),
+                reason=own,
+                given=(str(causes["shape"]),),
+            )
         message, why = _shape_message(name, got, want)
-        return Diagnosis(False, "shape", message, cause=f"tensor.shape.{why}")
+        return Diagnosis(False, "shape", message, cause=f"tensor.shape.{why}", reason=_SHAPE_REASONS[why])
     for kind, got, want in (("dtype", received.dtype, expected.dtype), ("device", received.device, expected.device)):
         if got != want:
-            return Diagnosis(False, kind, f"{name} has {kind} {got}, expected {want}.")
+            return Diagnosis(False, kind, f"{name} has {kind} {got}, expected {want}.", reason=f"has the wrong {kind}.")
     r, e = received.detach(), expected
     if not r.is_floating_point() and not r.is_complex():
         same = torch.equal(r, e)
@@ -251,6 +307,7 @@ def diagnose(
             same,
             "ok" if same else "mismatch",
             f"{name} is correct." if same else f"{name} differs from the expected values.",
+            reason="" if same else "differs from the expected values.",
         )
     default_rtol, default_atol = tolerances(e.dtype)
     rtol = default_rtol if rtol is None else rtol
@@ -265,12 +322,31 @@ def diagnose(
             " no_grad, or a non-differentiable op such as argmax, round or a comparison).",
         )
         own = cause_key("tensor.zeros", cause) if "zeros" in causes else ""
-        return Diagnosis(False, "zeros", f"{name} is all zeros but should not be: {cause}", rel, cause=own)
+        return Diagnosis(
+            False,
+            "zeros",
+            f"{name} is all zeros but should not be: {cause}",
+            rel,
+            cause=own,
+            reason=f"is all zeros but should not be: {cause}",
+            given=(str(cause),) if "zeros" in causes else (),
+        )
     s = _scale_factor(r, e, rtol, atol)
     if s is not None and s != 0 and (cause := _cause_for_factor(s, causes)) is not None:
         kind = "sign" if _whole(s) == -1 else "multiple" if abs(s) > 1 else "fraction"
         message = f"{name} {_factor_words(s)} the expected value: {cause}"
-        return Diagnosis(False, kind, message, rel, s, cause=cause_key(f"tensor.{kind}", cause))
+        # which cause the factor picked is said; the factor itself (7 for N = 7 rows) is not
+        how = "has the opposite sign of" if kind == "sign" else "is a constant multiple of"
+        return Diagnosis(
+            False,
+            kind,
+            message,
+            rel,
+            s,
+            cause=cause_key(f"tensor.{kind}", cause),
+            reason=f"{how} the expected value: {cause}",
+            given=(cause,),
+        )
     if s is not None and _whole(s) == -1:
         return Diagnosis(
             False,
@@ -279,6 +355,8 @@ def diagnose(
             " the sign of the loss or of the chain-rule factor.",
             rel,
             s,
+            reason="has the opposite sign of the expected value: check the sign of the loss or of the chain-rule "
+            "factor.",
         )
     if s is not None and (k := _whole(s)) and k >= 2:
         return Diagnosis(
@@ -289,6 +367,9 @@ def diagnose(
             f" is {k}x too large: a sum where a mean was meant, or a division by {k} left out.",
             rel,
             s,
+            reason="is a whole multiple of the expected value: gradients accumulate in .grad, so were they zeroed "
+            "between backward calls? Or the loss is too large by that factor: a sum where a mean was meant, or a "
+            "division left out.",
         )
     if s and abs(s) < 1 and (k := _whole(1 / s)) and k >= 2:  # s == 0: r is ~0 but not exactly
         return Diagnosis(
@@ -298,6 +379,24 @@ def diagnose(
             f" by {k} once too often, or a mean taken where a sum was meant.",
             rel,
             s,
+            reason="is the expected value divided by a whole number: divided once too often, or a mean taken where "
+            "a sum was meant.",
+        )
+    # one factor fits every element, but no whole one: evidence only where several elements agree on it (any
+    # wrong number is some multiple of a one-element reference)
+    if s and math.isfinite(s) and abs(s - 1) > 1e-3 and int((e != 0).sum()) >= _AGREEING:  # ~1: precision
+        said = (
+            "a constant factor, the same for every element, but no whole number: is a count or a size (N, a "
+            "batch's length) the wrong one, or written as a number that fits other inputs only?"
+        )
+        return Diagnosis(
+            False,
+            "multiple" if abs(s) > 1 else "fraction",
+            f"{name} is {s:.4g}x the expected value: {said}",
+            rel,
+            s,
+            cause="tensor.scaled",
+            reason=f"is a constant multiple of the expected value: {said}",
         )
     cause = f" {causes['mismatch']}" if "mismatch" in causes else ""
     return Diagnosis(
@@ -308,6 +407,8 @@ def diagnose(
         rel,
         s,
         cause=cause_key("tensor.mismatch", cause) if cause else "",
+        reason="differs from the expected value." + cause,
+        given=(str(causes["mismatch"]),) if cause else (),
     )
 
 
@@ -341,6 +442,11 @@ def _sum_matches(target: int, items: dict[str, int], most: int = 3, rank=lambda 
 
 def _named(combos: list[tuple[str, ...]]) -> str:
     return " or ".join(" + ".join(combo) for combo in combos)
+
+
+def _names_in(combos: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """The part names ``combos`` hold, each once: the question's texts a reason quotes."""
+    return tuple(dict.fromkeys(str(n) for combo in combos for n in combo))
 
 
 def diagnose_bytes(
@@ -385,9 +491,8 @@ def diagnose_bytes(
     parts, unsaved, extra = dict(parts or {}), dict(unsaved or {}), dict(extra or {})
     if isinstance(received, bool) or not isinstance(received, int):
         hint = " (use .item() or int(...))" if hasattr(received, "item") else ""
-        return Diagnosis(
-            False, "type", f"{name} should be an int number of bytes, got {type(received).__name__}{hint}."
-        )
+        said = f"should be an int number of bytes, got {type(received).__name__}{hint}."
+        return Diagnosis(False, "type", f"{name} {said}", reason=said)
     if received == expected:
         return Diagnosis(True, "ok", f"{name} is correct.", 0.0)
     rel = abs(received - expected) / expected if expected else float(abs(received))
@@ -409,6 +514,7 @@ def diagnose_bytes(
             rel,
             float(k),
             cause=cause_key("bytes.steps", side),
+            reason=f"is {side} by exactly the size of a whole number of steps' graphs. {why}",  # k: the steps
         )
 
     def saved_message(combos: list[tuple[str, ...]]) -> Diagnosis:
@@ -421,6 +527,9 @@ def diagnose_bytes(
                 "(or through views) is kept, and counted, once.",
                 rel,
                 cause=cause_key("bytes.double", _named(combos)),
+                reason=f"is too high by exactly the size of {_named(combos)}. Was it counted twice? A storage "
+                "saved by several Nodes (or through views) is kept, and counted, once.",
+                given=_names_in(combos),
             )
         return Diagnosis(
             False,
@@ -428,35 +537,52 @@ def diagnose_bytes(
             f"{name} is {size} B too low: exactly the size of {_named(combos)}. Which Node saves it for backward?",
             rel,
             cause=cause_key("bytes.missing", _named(combos)),
+            reason=f"is too low by exactly the size of {_named(combos)}. Which Node saves it for backward?",
+            given=_names_in(combos),
         )
 
     def unsaved_message(combos: list[tuple[str, ...]]) -> Diagnosis:
         names = sorted({n for combo in combos for n in combo if n in unsaved})
         listed = " and ".join(names)
+        said = (
+            f"exactly the size of {_named(combos)}; {listed} {'is' if len(names) == 1 else 'are'} not saved for "
+            "backward by any Node: count only what backward needs (check what each Node saves)."
+        )
         return Diagnosis(
             False,
             "unsaved",
-            f"{name} is {size} B too high: exactly the size of "
-            f"{_named(combos)}; {listed} {'is' if len(names) == 1 else 'are'} not saved for "
-            "backward by any Node: count only what backward needs (check what each Node saves).",
+            f"{name} is {size} B too high: {said}",
             rel,
             cause=cause_key("bytes.unsaved", listed),
+            reason=f"is too high by {said}",
+            given=_names_in(combos),
         )
 
     # one thing, by its own name: a saved storage, a tensor nobody saves, or one step's graph
     if diff > 0 and (known := [n for n, s in extra.items() if s == size]):
         message = f"{name} is {size} B too high: exactly {' or '.join(known)}."
-        return Diagnosis(False, "extra", message, rel, cause=cause_key("bytes.extra", " or ".join(known)))
+        return Diagnosis(
+            False,
+            "extra",
+            message,
+            rel,
+            cause=cause_key("bytes.extra", " or ".join(known)),
+            reason=f"is too high by exactly {' or '.join(known)}.",
+            given=tuple(known),
+        )
     single = [(n,) for n, s in parts.items() if s == size]
     not_saved = [(n,) for n, s in unsaved.items() if s == size] if diff > 0 else []
     if single and not_saved:  # the same size: a saved storage counted twice, or a tensor nobody saves
         twice = saved_message(single)
+        also = f" Or is it {_named(not_saved)}, which no Node saves for backward?"
         return Diagnosis(
             False,
             "double",
-            twice.message + f" Or is it {_named(not_saved)}, which no Node saves for backward?",
+            twice.message + also,
             rel,
             cause=twice.cause,
+            reason=twice.reason + also,
+            given=twice.given + _names_in(not_saved),
         )
     if single:
         return saved_message(single)
@@ -472,9 +598,11 @@ def diagnose_bytes(
             f"{name} is exactly 2x the expected figure: was each saved storage counted twice?",
             rel,
             2.0,
+            reason="is exactly 2x the expected figure: was each saved storage counted twice?",
         )
     if expected and received == 8 * expected:
-        return Diagnosis(False, "multiple", f"{name} is 8x the expected figure: bits, not bytes?", rel, 8.0)
+        said = "is 8x the expected figure: bits, not bytes?"
+        return Diagnosis(False, "multiple", f"{name} {said}", rel, 8.0, reason=said)
     if expected > 0 and received > 2 * expected and received % expected == 0:
         k = received // expected
         return Diagnosis(
@@ -485,6 +613,8 @@ def diagnose_bytes(
             "the next one is built?",
             rel,
             float(k),
+            reason="is a whole multiple of the expected figure: several graphs (iterations, micro-batches) counted, "
+            "where backward frees each graph before the next one is built?",
         )
     if step and size % step == 0 and size // step <= 64:
         return steps_message(size // step)
@@ -505,5 +635,13 @@ def diagnose_bytes(
                 f"rather than bytes? Multiply by element_size() ({factor} B"
                 f"{' here' if element_size else ' here?'}).",
                 rel,
+                reason="is a whole fraction of the expected figure: elements rather than bytes? Multiply by "
+                "element_size().",  # the factor is the dtype's size, and a dtype may be what a hidden test changes
             )
-    return Diagnosis(False, "mismatch", f"{name} differs from the expected figure by {diff:+d} B.", rel)
+    return Diagnosis(
+        False,
+        "mismatch",
+        f"{name} differs from the expected figure by {diff:+d} B.",
+        rel,
+        reason=f"is {side}, by no known part or whole multiple.",
+    )

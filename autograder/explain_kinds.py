@@ -920,8 +920,8 @@ KINDS.update(
             "usage",
             r"No inf checks were recorded prior to update",
             (_PRECISION[0], "The scaler's steps"),
-            "scaler.update() ran before any scaler.step(opt) (or unscale_) of this iteration: update "
-            "reads the inf checks that step records, and there were none.{order}",
+            "scaler.update() found no inf checks to read: it reads those that scaler.step(opt) (through "
+            "unscale_) records, and none ran since the last update(). {story}",
             "Call scaler.step(opt) for every optimizer, then scaler.update() once, at the end of the iteration.",
             types=("AssertionError",),
         ),
@@ -1051,11 +1051,14 @@ KINDS.update(
             r"appears to not have been used in the graph",
             (_FUNC[0], "create_graph=True"),
             "torch.autograd.grad was asked for the gradient with respect to a tensor the outputs do "
-            "not depend on: a parameter the forward skipped, a copy made after it was created "
-            "(w.to(device) is a new tensor), or a first gradient that does not depend on it (the "
-            "second derivative of a linear function).",
+            "not depend on: a tensor from another run of the forward (each call records a new graph: "
+            "an intermediate taken from one call is not in the graph of an output of the next), a "
+            "parameter the forward skipped, a copy made after it was created (w.to(device) is a new "
+            "tensor), or a first gradient that does not depend on it (the second derivative of a "
+            "linear function).",
             "Pass allow_unused=True (its gradient is then None; materialize_grads=True gives zeros), or "
-            "leave it out of inputs; check that inputs are the tensors the forward used.",
+            "leave it out of inputs; check that inputs are the tensors the forward used, from the same "
+            "call as the outputs.",
         ),
         "func_output_type": Kind(
             "usage",

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import inspect
 import json
 import re
+import types
 from functools import lru_cache
 
-from .explain_context import Context
+from .explain_context import _LIBRARY, Context
 from .lessons import COURSE_ROOT
 
 __all__ = ["refine", "setup_names", "check_helper_names"]
@@ -31,7 +33,10 @@ _SIXTEEN = re.compile(r"BFloat16|Half\b|float16|bfloat16", re.IGNORECASE)
 _DTYPE = re.compile(r"\b(BFloat16|Half|Float|Double|float16|bfloat16|float32|float64|float|double)\b")
 _SAVED_HOOKS = r"saved_tensors_hooks|save_on_cpu"
 _DIFFERENTIATE = re.compile(r"autograd\.grad\(|\.backward\(|\bgrad\(")
-_SCALER_CALL = re.compile(r"\b\w*scaler\w*\s*\.\s*(scale|unscale_|step|update)\s*\(", re.IGNORECASE)
+# a name GradScaler(...) is bound to (``gs = torch.amp.GradScaler("cpu")``, ``self.gs = GradScaler()``)
+_SCALER_BOUND = re.compile(r"\b(\w+)\s*=\s*(?:[\w.]+\.)?GradScaler\s*\(")
+# a string literal on one line or a triple-quoted one (a hint's text, a docstring): no call in it
+_STRING = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 
 
 def refine(kind: str, details: dict, text: str, where: Context, error) -> tuple[str, dict]:
@@ -117,10 +122,12 @@ def _refine(kind, d, text, where, error):
     elif kind == "name_not_defined":
         if d.get("name") in setup_names():
             return "setup_not_run", d
-        if d.get("name") in check_helper_names():
+        # a helper's name (some are plain words: inputs, run) raised in a check cell, or with no code to read
+        in_check = not where.source or re.search(r"\bcheck\.\w+\(", where.source)
+        if d.get("name") in check_helper_names() and in_check:
             return "check_helpers_not_run", d
     elif kind in ("scaler_call_order", "scaler_not_scaled", "scaler_no_inf_checks", "scaler_update_before_step"):
-        return kind, _scaler_order(kind, d, where)
+        return kind, _scaler_order(kind, d, where, _callees(error))
     elif kind == "func_output_type":
         what = (
             "a single value although has_aux=True was passed"
@@ -204,46 +211,142 @@ def _hook_signature(d: dict, where: Context):
     }
 
 
-def _scaler_order(kind: str, d: dict, where: Context) -> dict:
-    """The GradScaler calls in the learner's code, in the order written, and what that order says."""
-    # the outermost code that calls the scaler (the loop, the cell), in the order it is written
-    code = next((code for code in where.sources if _SCALER_CALL.search(code)), "")
-    calls = _SCALER_CALL.findall(code)
+def _scaler_calls(code: str, names: str) -> list[str]:
+    """The GradScaler calls (scale, unscale_, step, update) ``code`` makes, in the order written: on
+    a name with "scaler" in it or one of ``names`` (a regex of the names GradScaler(...) is bound
+    to), outside string literals (a hint's text, a docstring, is not a call)."""
+    code = _STRING.sub('""', code)
+    return re.findall(rf"\b(?:\w*scaler\w*{names})\s*\.\s*(scale|unscale_|step|update)\s*\(", code, re.IGNORECASE)
+
+
+def _callees(error, depth: int = 2, most: int = 20) -> list[str]:
+    """The code of the learner's functions that the learner's frames of ``error``'s traceback refer
+    to (by a global or local name), and of those they refer to, ``depth`` levels down: functions that
+    ran and returned before the error (a loop's ``finish(scaler, opt)``), whose calls the traceback
+    does not show. At most ``most``; [] for anything but an exception."""
+    frames, tb = [], getattr(error, "__traceback__", None)
+    while tb is not None and len(frames) < 200:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    found, seen = [], {frame.f_code for frame in frames}
+    level = [
+        (frame.f_code, {**frame.f_globals, **frame.f_locals})
+        for frame in frames
+        if not _LIBRARY.search(frame.f_code.co_filename)
+    ]
+    for _ in range(depth):
+        below = []
+        for code, scope in level:
+            for name in (*code.co_names, *code.co_varnames, *code.co_freevars):
+                fn = scope.get(name)
+                fn = getattr(fn, "__func__", fn)  # a bound method: its function
+                if not isinstance(fn, types.FunctionType) or fn.__code__ in seen or len(found) >= most:
+                    continue
+                seen.add(fn.__code__)
+                if _LIBRARY.search(fn.__code__.co_filename):
+                    continue
+                try:
+                    found.append(_uncommented(inspect.getsource(fn)))
+                except (OSError, TypeError):
+                    continue
+                below.append((fn.__code__, fn.__globals__))
+        level = below
+    return found
+
+
+def _scaler_order(kind: str, d: dict, where: Context, callees: list[str] = ()) -> dict:
+    """The GradScaler calls in the learner's code (the traceback's, then ``callees``: see
+    :func:`_callees`), in the order written, and what that order says: ``story``, a sentence naming
+    what the code did where its calls show it, otherwise the causes the message itself allows (never
+    one guessed); ``order``, the calls (kinds that say no more)."""
+    # a pasted traceback quotes only the lines that raised: no evidence of what the code does not call
+    sources = () if where.sources == (where.calls,) else where.sources
+    bound = {m for code in sources for m in _SCALER_BOUND.findall(_STRING.sub('""', code))}
+    names = "".join(f"|{re.escape(name)}" for name in sorted(bound))
+    per_code = [calls for calls in (_scaler_calls(code, names) for code in sources) if calls]
+    # the functions of the learner's that ran and returned before the error: their calls happened too
+    per_code += [calls for calls in (_scaler_calls(code, names) for code in callees) if calls]
+    # the outermost code that calls the scaler (the loop, the cell), in the order it is written; the
+    # iteration's order where one code holds both step and update (a loop may call a step function)
+    calls = per_code[0] if per_code else []
+    iteration = next((c for c in per_code if "step" in c and "update" in c), calls)
+    called = {call for c in per_code for call in c}  # anywhere in the code that ran
+    shown = ", ".join(iteration)
     d = dict(d)
     d["order"] = f" Your code calls, in this order: {', '.join(calls)}." if calls else ""
+    if kind == "scaler_update_before_step":
+        d["story"] = _update_without_checks(iteration, called, shown)
     if kind != "scaler_call_order":
         return d
     what = d.get("what", "")
     if not calls:
-        story = (
-            "Either update() is missing at the end of the previous iteration (then the next unscale_ "
-            "or step comes after step()), or update() comes before step(), or unscale_ is called "
-            "twice, by you and by a helper (it would divide the gradients by the scale twice)."
-        )
+        story = _SCALER_ORDER_UNSEEN.get(next((m for m in _SCALER_ORDER_UNSEEN if m in what), ""), "")
     elif "unscale_() has already been called" in what:
         story = (
             f"unscale_ ran twice for this optimizer in one iteration (your code calls scaler.unscale_ in "
-            f"{calls.count('unscale_')} places; a helper that clips may unscale too): once per optimizer "
-            "and iteration is allowed, since a second one would divide the gradients by the scale "
-            "again; scaler.step knows whether it was done."
+            f"{sum(c.count('unscale_') for c in per_code)} place(s); a helper that clips may unscale too): "
+            "once per optimizer and iteration is allowed, since a second one would divide the gradients "
+            "by the scale again; scaler.step knows whether it was done."
         )
-    elif "update" not in calls:
+    elif "update" not in called:
         story = (
             f"Your code never calls scaler.update() ({', '.join(calls)}), so the next iteration's "
             "unscale_ or step still comes after the previous step()."
         )
-    elif "step" in calls and calls.index("update") < len(calls) - 1 - calls[::-1].index("step"):
+    elif "step" in iteration and "update" in iteration and iteration.index("update") < iteration.index("step"):
         story = (
-            f"Your code calls update() before step() ({', '.join(calls)}): update() ends the "
-            "iteration, so it must come last, after step()."
+            f"Your code calls update() before step() ({shown}): update() ends the iteration, so the "
+            "step() after it is followed by the next iteration's calls with no update() between. Call "
+            "step(), then update() once, at the end of the iteration."
         )
-    elif calls.count("step") > 1:
-        story = f"scaler.step is called {calls.count('step')} times for one update() ({', '.join(calls)})."
+    elif iteration.count("step") > max(iteration.count("update"), 1):
+        story = f"scaler.step is called {iteration.count('step')} times for one update() ({shown})."
     else:
-        story = f"Your code calls, in this order: {', '.join(calls)}."
+        story = f"Your code calls, in this order: {shown}."
     d["story"] = story
     d["order"] = ""
     return d
+
+
+def _update_without_checks(iteration: list[str], called: set, shown: str) -> str:
+    """What the code shows of an update() that found no inf checks (see ``_scaler_order``)."""
+    if not iteration:
+        return (
+            "So in this iteration update() comes before step(), or runs a second time (the first "
+            "update() already ended the iteration), or no step() runs at all."
+        )
+    if "step" not in called and "unscale_" not in called:
+        return f"Your code never calls scaler.step(optimizer) ({shown}): update() has nothing to read."
+    steps = [i for i, call in enumerate(iteration) if call == "step"]
+    updates = [i for i, call in enumerate(iteration) if call == "update"]
+    if steps and updates and updates[0] < steps[0]:
+        return (
+            f"Your code calls update() before step() ({shown}): update() ends the iteration, so it "
+            "must come last, after step()."
+        )
+    if len(updates) > max(len(steps), 1):
+        return (
+            f"Your code calls update() {len(updates)} times for {len(steps) or 'no'} step() ({shown}): the "
+            "first update() ends the iteration, so the next one finds no inf checks."
+        )
+    return f"Your code calls, in this order: {shown}."
+
+
+# what each order message of GradScaler allows, where the code does not show which it was
+_SCALER_ORDER_UNSEEN = {
+    "unscale_() has already been called": (
+        "unscale_ ran twice for this optimizer in one iteration (twice in your code, or by you and by a "
+        "helper that clips): a second one would divide the gradients by the scale again."
+    ),
+    "unscale_() is being called after step()": (
+        "This optimizer's step() ran and no update() came after it: update() is missing at the end of "
+        "the iteration, or it comes before step() (then nothing ends the iteration that step() is in)."
+    ),
+    "step() has already been called": (
+        "step() ran twice for this optimizer with no update() between: update() is missing at the end "
+        "of the iteration, or step() is called twice in it."
+    ),
+}
 
 
 @lru_cache(maxsize=1)

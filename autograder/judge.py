@@ -21,6 +21,13 @@ __all__ = ["judge"]
 _SHOWN_AT_MOST = 8
 
 
+def _with_reasons(message, reasons) -> str:
+    """``message`` (a :class:`~autograder.causes.Diagnosed`) carrying ``reasons``: ``[(reason, given), ...]``
+    of the diagnoses behind it (``compare.Diagnosis``), each once, for a hidden test's message."""
+    message.reasons = tuple(dict.fromkeys((r, tuple(g)) for r, g in reasons if r))
+    return message
+
+
 def _diagnose(received, expected, name: str, options: dict):
     tolerance = {k: options[k] for k in ("rtol", "atol", "allow_graph", "causes") if k in options}
     return diagnose(received, expected, name, **tolerance)
@@ -52,7 +59,9 @@ def _judge_tensor(received, expected, name: str, options: dict) -> tuple[bool, s
         return True, f"OK {name}"
     chosen = f"\n  (the tolerance of {received_choice}, which your code chose)" if isinstance(by, Mapping) else ""
     message = result.message + chosen + _shown(received, expected, options)
-    return False, keyed(message, result.cause or f"tensor.{result.kind}")
+    return False, _with_reasons(
+        keyed(message, result.cause or f"tensor.{result.kind}"), [(result.reason, result.given)]
+    )
 
 
 def _cause(result, received, expected, name: str) -> str:
@@ -68,6 +77,20 @@ def _cause(result, received, expected, name: str) -> str:
     return first
 
 
+def _same_factor(results: dict) -> dict:
+    """``{key: other key}`` for each gradient that differs by no cause of its own (a mismatch: too few elements to
+    show one) by the very factor another gradient's elements all show (``tensor.scaled``: a count written as a
+    number scales every gradient alike): it is that gradient's mistake."""
+    scaled = {key: r.factor for key, r in results.items() if r.cause == "tensor.scaled"}
+    return {
+        key: other
+        for key, r in results.items()
+        if r.kind == "mismatch" and r.factor
+        for other in [next((k for k, f in scaled.items() if abs(r.factor - f) <= 1e-3 * abs(f)), None)]
+        if other is not None
+    }
+
+
 def _grads_hint(hint, kinds: list[str]) -> str:
     """``hint`` as given (a sentence: always), or, for a mapping ``{kind: sentence}``, the sentences
     of the kinds found (``"otherwise"``: when none of them has one)."""
@@ -81,17 +104,26 @@ def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, st
     if not isinstance(received, Mapping):
         return False, f"expected a dict with keys {sorted(expected)}, got {type(received).__name__}"
     problems: dict[str, list] = {}  # cause -> [kind, message of the first, names, cause key]
+    reasons = []  # what a hidden test may say of each (no parameter's name: a hidden model's names are its own)
+    results = {key: _diagnose(received[key], want, key, options) for key, want in expected.items() if key in received}
+    joins = _same_factor(results)
     for key, want in expected.items():
+        if key in joins:
+            continue
         if key not in received:
             kind, message, cause, cause_id = "missing", f"{key} is missing from the dict", "missing", "grads.missing"
+            reasons.append(("is missing from the dict.", ()))
         else:
-            result = _diagnose(received[key], want, key, options)
+            result = results[key]
             if result.ok:
                 continue
             kind, cause = result.kind, _cause(result, received[key], want, key)
             message = result.message + _shown(received[key], want, options)
             cause_id = result.cause or f"tensor.{kind}"
+            reasons.append((result.reason, result.given))
         problems.setdefault(cause, [kind, message, [], cause_id])[2].append(key)
+    for key, scaled in joins.items():  # said with the gradient whose elements show the factor
+        problems[_cause(results[scaled], received[scaled], expected[scaled], scaled)][2].append(key)
     if not problems:
         return True, f"OK {name}: " + ", ".join(expected)
     # One message per cause: four parameters summed instead of averaged are one mistake.
@@ -105,7 +137,7 @@ def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, st
         lines.append(f"  (the dict's other keys: {listed})")
     hint = _grads_hint(options.get("hint"), [kind for kind, _, _, _ in problems.values()])
     first = next(iter(problems.values()))[3]  # the first wrong gradient's cause names the message
-    return False, keyed("\n".join(lines + ([hint] if hint else [])), first)
+    return False, _with_reasons(keyed("\n".join(lines + ([hint] if hint else [])), first), reasons)
 
 
 def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, str]:
@@ -144,7 +176,12 @@ def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, s
     # a number gets its unit; anything else (None, a tensor, a string) is shown as it came
     got = f"{received} B" if isinstance(received, int) and not isinstance(received, bool) else repr(received)
     shown = f"\n  expected: {expected} B\n  received: {got}" if options.get("show_values", True) else ""
-    return False, keyed(result.message + _breakdown(result.kind, options) + shown, cause)
+    unsized = _breakdown(result.kind, {**options, "show_values": False})  # the parts' names, never their sizes
+    parts = options.get("parts") if unsized else {}
+    return False, _with_reasons(
+        keyed(result.message + _breakdown(result.kind, options) + shown, cause),
+        [(result.reason + unsized, result.given + tuple(str(part) for part in parts))],
+    )
 
 
 def _breakdown(kind: str, options: dict) -> str:

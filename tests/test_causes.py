@@ -48,6 +48,11 @@ def test_texts_from_the_learners_process_get_their_keys():
     consumed = "g raised RuntimeError: Trying to backward through the graph a second time (or directly access"
     assert cause_of(consumed + "\n  raised in g(), line 3: y.backward()") == "error.consumed"
     assert cause_of("KeyError: 'w'") == "error.KeyError"
+    # GradScaler's order checks are asserts in the learner's code; a test cell's own assert is no error
+    update = "scaled_step raised AssertionError: No inf checks were recorded prior to update."
+    assert cause_of(update) == "error.scaler_update_before_step"
+    assert cause_of("AssertionError: No inf checks were recorded prior to update.") == ""
+    assert cause_of("f raised AssertionError: x must be positive") == ""
     assert cause_of("stopped: timeout in q2_check") == "stopped.timeout"
     assert cause_of("predicted() should return a dict") == ""
 

@@ -273,6 +273,18 @@ def test_grads_gives_one_diagnosis_for_a_mistake_shared_by_several_gradients():
     check.grads(expected, expected, name="gradients of rank 0")
 
 
+def test_grads_says_a_factor_its_elements_show_once_for_a_one_element_gradient_off_by_it_too():
+    """When w's elements are all 5/7 of the reference (a count written as a number), is the bias, one element
+    off by the same factor, named with it rather than given a mismatch of its own (a mismatch's cause would
+    say no constant factor fits)?"""
+    expected = {"w": torch.tensor([0.5, -1.0, 2.0]), "b": torch.tensor(0.8)}
+    with pytest.raises(check.CheckFailed) as info:
+        check.grads({k: v * 5 / 7 for k, v in expected.items()}, expected, causes={"mismatch": "Not a constant factor"})
+    message = str(info.value)
+    assert "a constant factor, the same for every element" in message and "(the same for b)" in message
+    assert "Not a constant factor" not in message
+
+
 def test_grads_gives_one_short_diagnosis_for_gradients_that_each_lack_the_batch_dimension():
     """When every gradient lacks the same leading dimension (a loss reduced over the batch before
     grad), their shapes differ but the cause does not: does check.grads give the cause once, name

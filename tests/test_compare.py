@@ -1,5 +1,7 @@
 """Does diagnose() name each typical autograd mistake? One test per diagnosis."""
 
+import itertools
+
 import pytest
 import torch
 
@@ -224,3 +226,29 @@ def test_byte_differences_are_decomposed(received, kind, phrase):
     d = diagnose_bytes(received, expected, parts=PARTS, unsaved={"the sigmoid's input": 40}, step=100)
     assert d.kind == kind and phrase in d.message, d.message
     assert kind != "unsaved" or "counted twice" not in d.message
+
+
+def test_a_constant_factor_that_is_no_whole_number_is_said_only_where_elements_agree_on_it():
+    """Is a gradient 5/7 of the reference everywhere (N written as 5, run with N = 7) said to be off by a
+    constant factor, while a one-element value (any wrong number is a multiple of it) and a float32 rounding
+    of a float64 reference (a factor of about 1) stay mismatches?"""
+    ref = torch.tensor([0.3, -1.2, 2.0, 0.7], dtype=torch.float64)
+    scaled = diagnose(ref * 5 / 7, ref, "w", causes={"mismatch": "a local derivative missing"})
+    assert scaled.kind == "fraction" and scaled.cause == "tensor.scaled" and "a constant factor" in scaled.message
+    assert "a local derivative missing" not in scaled.message and "constant multiple" in scaled.reason
+    assert diagnose(torch.tensor(0.7), torch.tensor(1.3)).kind == "mismatch"
+    assert diagnose((ref * (1 + 1e-6)), ref).kind == "mismatch"
+
+
+def test_the_shapes_broadcast_as_torch_broadcasts_them():
+    """Does the message's own broadcasting rule (no torch.fx, no SymPy to import) give what
+    ``torch.broadcast_shapes`` gives, for every pair of these shapes (None: they do not broadcast)?"""
+    from autograder.compare import _broadcast_shapes
+
+    shapes = [(), (1,), (0,), (3,), (2, 3), (1, 3), (3, 1), (2, 1, 3), (0, 3), (1, 0), (4, 2, 3)]
+    for a, b in itertools.product(shapes, repeat=2):
+        try:
+            theirs = tuple(torch.broadcast_shapes(a, b))
+        except RuntimeError:
+            theirs = None
+        assert _broadcast_shapes(a, b) == theirs, (a, b)

@@ -1652,6 +1652,42 @@ def _scaler_unscale_update_step():
         scaler.step(opt)
 
 
+def _scaler_updates_twice():
+    net = nn.Linear(2, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    scaler.scale(net(torch.ones(1, 2)).sum()).backward()
+    scaler.step(opt)
+    scaler.update()
+    scaler.update()
+
+
+def _finish_iteration(gs, opt):
+    gs.update()
+    gs.step(opt)
+
+
+def _loop_calls_a_function_that_updates_then_steps():
+    net = nn.Linear(2, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    gs = torch.amp.GradScaler("cpu")  # a name without "scaler" in it
+    for _ in range(2):
+        gs.scale(net(torch.ones(1, 2)).sum()).backward()
+        gs.unscale_(opt)
+        _finish_iteration(gs, opt)
+
+
+def _loop_forgets_update_that_a_string_names():
+    net = nn.Linear(2, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    plan = "scale, then scaler.step(opt), then scaler.update()"
+    for _ in range(2):
+        scaler.scale(net(torch.ones(1, 2)).sum()).backward()
+        scaler.step(opt)
+    return plan
+
+
 def _mask_filled_with_minus_1e9():
     with torch.autocast("cpu", dtype=torch.float16):
         scores = torch.ones(2, 2) @ torch.ones(2, 2)
@@ -1959,7 +1995,28 @@ def test_scaler_order_names_the_order_the_code_used():
     twice = explain(raised(lambda: _scaler_step(unscale_twice=True)))
     assert "unscale_ ran twice" in twice.cause and "update() was forgotten" not in twice.cause
     update_first = explain(raised(_scaler_update_then_step))
-    assert "in this order: scale, update, step" in update_first.cause
+    assert update_first.kind == "scaler_update_before_step"
+    assert "Your code calls update() before step() (scale, update, step)" in update_first.cause
+
+
+def test_scaler_order_is_named_only_where_the_code_shows_it():
+    """Does update() before step() read as that (not a forgotten update()) when the loop calls a
+    function of its own that updates, then steps, on a scaler named gs; is update() called twice told
+    apart from update() before step(); does a string naming scaler.update() count as no call; and does
+    a bare message (no code to read) name each order its message allows, and none as the code's?"""
+    split = explain(raised(_loop_calls_a_function_that_updates_then_steps))
+    assert split.kind == "scaler_call_order"
+    assert "update() before step() (update, step)" in split.cause and "never calls" not in split.cause
+    twice = explain(raised(_scaler_updates_twice))
+    assert twice.kind == "scaler_update_before_step"
+    assert "update() 2 times for 1 step() (scale, step, update, update)" in twice.cause
+    assert "before step()" not in twice.cause
+    said = explain(raised(_loop_forgets_update_that_a_string_names))
+    assert "never calls scaler.update() (scale, step)" in said.cause
+    for message in ("unscale_() is being called after step().", "No inf checks were recorded prior to update."):
+        bare = explain(f"RuntimeError: {message}")
+        assert "Your code" not in bare.cause
+        assert "before step()" in bare.cause and ("missing" in bare.cause or "a second time" in bare.cause)
 
 
 def test_vmap_inplace_covers_every_inplace_op():
@@ -2079,7 +2136,13 @@ def test_a_name_from_the_set_up_cell_says_run_the_set_up_cell():
 
 
 def _check_helpers_skipped():
-    return by_hand  # noqa: F821 -- a name ex01's folded check helpers define, a check cell run before them
+    from autograder import check
+
+    return check.grads(by_hand(), {})  # noqa: F821 -- ex01's check cell run before its folded check helpers
+
+
+def _own_name_like_a_helpers():
+    return inputs  # noqa: F821 -- a learner's own name that a check helper also defines
 
 
 FAMILY["check_helpers_not_run"] = "notebook"
@@ -2093,6 +2156,8 @@ def test_a_name_from_a_questions_check_helpers_says_run_them():
     assert (e.kind, e.family) == ("check_helpers_not_run", "notebook")
     assert "Run the check helpers" in e.fix and "by_hand" in e.cause
     assert explain(NameError("name 'my_answer' is not defined")).kind == "name_not_defined"
+    assert explain(raised(_check_helpers_skipped)).kind == "check_helpers_not_run"
+    assert explain(raised(_own_name_like_a_helpers)).kind == "name_not_defined"
 
 
 def test_every_kind_comes_as_a_type_the_extension_explains():

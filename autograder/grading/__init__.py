@@ -18,7 +18,7 @@ feedback    the learner's feedback page (no hidden tests, no tracebacks)
 feedback_page  that page written directly as HTML, everything from a submission escaped
 batch       a whole class in parallel, each result recorded in the store as it finishes
 intake/     how submissions come in: nbgrader's exchange (timestamp.txt), an LMS zip unpacked safely
-store/      nbgrader's gradebook as the store (one transaction per submission, late penalties,
+store/      nbgrader's gradebook as the store (each submission whole in a transaction, late penalties,
             a lock per SQLite gradebook) and the views written from it (grades.csv)
 out/        files for people: autograded/ and feedback/ in nbgrader's layout (formgrader,
             release_feedback), exports (per question, per student, Canvas's import)

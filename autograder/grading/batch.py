@@ -1,7 +1,8 @@
 """Grade a class: every ``SUBMITTED/<student_id>/<assignment_id>/<notebook>.ipynb`` in parallel.
 
 Each graded submission is recorded in nbgrader's gradebook (``store``) as soon as it is graded,
-one transaction each, so a run killed halfway keeps every submission finished before; then
+in one transaction with those graded while the last ones were written (at most ``_BATCH``), so a
+run killed halfway keeps every submission recorded before, and its rerun grades the rest; then
 ``OUT/grades.csv`` is written from the store (every submission it holds, not only this run's)
 with the feedback pages ``OUT/feedback/<student_id>/<assignment_id>.html``. Submissions are only
 read. First each assignment's solution runs once (its records are the references); then ``jobs``
@@ -16,9 +17,8 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 
 import nbformat
@@ -32,7 +32,7 @@ from .limits import Limits
 from .names import UnsafeId, check_id
 from .out.course_files import place_feedback, write_autograded
 from .progress import GradingBar, solutions_bar
-from .sandbox import Sandbox, SandboxError, sandbox_problem
+from .sandbox import Sandbox, SandboxError, extras_for, sandbox_problem
 from .shards import in_shard, one_writer_at_a_time, part_url
 from .store import default_db_url
 from .store.config import course_config
@@ -48,6 +48,9 @@ __all__ = [
     "default_db_url",
     "CSV_COLUMNS",
 ]
+
+
+_BATCH = 16  # submissions recorded in one transaction at most (what a run killed meanwhile loses)
 
 
 class SandboxUnavailable(RuntimeError):
@@ -100,17 +103,11 @@ def _safe(name: str, what: str) -> bool:
 
 
 def write_feedback(result: Result, page: Path) -> None:
-    """Write ``result``'s feedback page to ``page`` (run in a page-rendering process)."""
+    """Write ``result``'s feedback page to ``page`` (``feedback_page`` writes it directly as HTML:
+    a few milliseconds, in the grader's main thread)."""
     page.parent.mkdir(parents=True, exist_ok=True)
     # errors="replace": a learner's output may hold lone surrogates ("\ud800"), which UTF-8 cannot encode
     page.write_text(feedback_html(result), encoding="utf-8", errors="replace")
-
-
-def render_feedback(pages: ProcessPoolExecutor, result: Result, page: Path) -> None:
-    """Write the feedback page. In this thread: the page is written directly (``feedback_page``,
-    a few milliseconds), so a rendering process would cost more than it saves; ``pages`` is
-    kept for callers and unused."""
-    write_feedback(result, page)
 
 
 def _row(result: Result) -> dict:
@@ -128,18 +125,42 @@ def _row(result: Result) -> dict:
 
 
 class _Sandboxes:
-    """One sandbox per grading thread, started on first use; all closed by :meth:`close`."""
+    """One sandbox per grading thread, taken on first use from those :meth:`launch` started (else
+    a new one); all closed by :meth:`close`. ``extras``: what their fork servers also import
+    (``sandbox.extras_for``)."""
 
-    def __init__(self, limits: Limits, sandboxed: bool):
-        self.limits, self.sandboxed = limits, sandboxed
+    def __init__(self, limits: Limits, sandboxed: bool, extras: tuple[str, ...] = ()):
+        self.limits, self.sandboxed, self.extras = limits, sandboxed, extras
         self._local, self._all, self._lock = threading.local(), [], threading.Lock()
+        self._launched: list[Sandbox] = []
+
+    def launch(self, count: int) -> None:
+        """Start ``count`` sandboxes now, without waiting: their fork servers import torch at once,
+        while the grader opens its gradebook."""
+        for _ in range(count):
+            sandbox = Sandbox(self.limits, self.sandboxed, self.extras)
+            with self._lock:
+                self._all.append(sandbox)
+                self._launched.append(sandbox)
+            sandbox.launch()
 
     def get(self) -> Sandbox:
         if getattr(self._local, "sandbox", None) is None:
-            self._local.sandbox = Sandbox(self.limits, self.sandboxed)
             with self._lock:
-                self._all.append(self._local.sandbox)
+                sandbox = self._launched.pop(0) if self._launched else None
+                if sandbox is None:
+                    sandbox = Sandbox(self.limits, self.sandboxed, self.extras)
+                    self._all.append(sandbox)
+            self._local.sandbox = sandbox
         return self._local.sandbox
+
+    def ready(self) -> None:
+        """Wait until this thread's sandbox has started (one that does not is its first
+        notebook's to find: ``runner`` replaces it, or grades it ``sandbox lost``)."""
+        try:
+            self.get().ready()
+        except SandboxError:
+            pass
 
     def close(self) -> None:
         for sandbox in self._all:
@@ -217,37 +238,43 @@ def grade_class(
     changes = changes if changes is not None else {}
     out.mkdir(parents=True, exist_ok=True)
     url = part_url(db_url or default_db_url(out), out, shard)
-    with one_writer_at_a_time(url, shard):  # shards sharing a server gradebook make its tables in turn
-        store = Store(url, course_config(course))
-        try:
-            todo = [s for s in submissions if s.assignment_id in sources]
-            for assignment in sorted({s.assignment_id for s in todo}):
-                store.prepare(assignment, sources[assignment][0], sources[assignment][1])
-            for assignment, due in (duedates or {}).items():
-                store.set_duedate(assignment, due)
-        except BaseException:
-            store.close()
-            raise
+    todo = [s for s in submissions if s.assignment_id in sources]
+    graded = sorted({s.assignment_id for s in todo})
+    # the sandboxes start now (torch imports for seconds), while this process opens the gradebook
+    sandboxes = _Sandboxes(limits, sandboxed, extras_for(cell.source for a in graded for cell in sources[a][1].cells))
     try:
-        rows = _grade_into(
-            store, submitted, out, sources, submissions, todo, jobs, progress, limits, sandboxed, course, changes,
-            notes, references,
-        )  # fmt: skip
-        if shard is None:  # a shard writes no view: the other shards may still be grading
-            write_csv(out / "grades.csv", CSV_COLUMNS, grade_rows(store))
+        sandboxes.launch(min(jobs or os.cpu_count() or 1, len(todo)))
+        with one_writer_at_a_time(url, shard):  # shards sharing a server gradebook make its tables in turn
+            store = Store(url, course_config(course))
+            try:
+                for assignment in graded:
+                    store.prepare(assignment, sources[assignment][0], sources[assignment][1])
+                for assignment, due in (duedates or {}).items():
+                    store.set_duedate(assignment, due)
+            except BaseException:
+                store.close()
+                raise
+        try:
+            rows = _grade_into(
+                store, submitted, out, sources, submissions, todo, jobs, progress, limits, sandboxes, course,
+                changes, notes, references,
+            )  # fmt: skip
+            if shard is None:  # a shard writes no view: the other shards may still be grading
+                write_csv(out / "grades.csv", CSV_COLUMNS, grade_rows(store))
+        finally:
+            store.close()
     finally:
-        store.close()
+        sandboxes.close()
     rows.sort(key=lambda r: (r["student_id"], r["assignment_id"]))
     return rows
 
 
 def _grade_into(
-    store, submitted, out, sources, submissions, todo, jobs, progress, limits, sandboxed, course, changes, notes,
+    store, submitted, out, sources, submissions, todo, jobs, progress, limits, sandboxes, course, changes, notes,
     references=None,
 ) -> list[dict]:  # fmt: skip
-    """Grade ``todo`` and record each result in ``store`` from this thread (one connection)."""
-    sandboxes = _Sandboxes(limits, sandboxed)
-    saved, references, broken = references, {}, {}
+    """Grade ``todo`` in ``sandboxes`` and record each result in ``store`` from this thread (one connection)."""
+    saved, references, broken, sandboxed = references, {}, {}, sandboxes.sandboxed
 
     def reference(assignment: str) -> None:
         try:
@@ -296,7 +323,7 @@ def _grade_into(
         notebook_file = sources[submission.assignment_id][0]
         page = out / "feedback" / submission.student_id / f"{submission.assignment_id}.html"
         try:
-            render_feedback(pages, result, page)
+            write_feedback(result, page)
         except Exception as error:  # noqa: BLE001 -- nor does its page: the row and a page of the summary stay
             result.status, result.notebook = status.grader_error(error), None
             write_feedback(result, page)
@@ -322,36 +349,38 @@ def _grade_into(
     ]
     by_key = {(s.student_id, s.assignment_id): s for s in todo}
     workers = jobs or os.cpu_count() or 1
-    pages = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
-    try:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            # the solutions first (their records are the references), in the threads' own sandboxes
-            assignments = sorted({s.assignment_id for s in todo})
-            with solutions_bar(len(assignments), progress, saved is not None) as bar:  # a phase of its own
-                for future in as_completed([pool.submit(reference, a) for a in assignments]):
-                    try:
-                        future.result()
-                    except SandboxError as error:  # nothing can be graded: stop, and say why
-                        raise SandboxUnavailable(str(error)) from None
-                    bar.update(1)
-            grading = GradingBar(len(todo), workers, progress)
-            try:  # a notebook's time is timed after its thread's sandbox started (progress.py)
-                for future in as_completed([pool.submit(grading.timed(grade, sandboxes.get), s) for s in todo]):
-                    result = future.result()
-                    submission = by_key[(result.student_id, result.assignment_id)]
-                    timestamp, problem = _timestamp(submitted, submission)
-                    if problem:
-                        notes.append(f"{result.student_id}/{result.assignment_id}: {problem}")
-                    recorded = store.record(result, sources[result.assignment_id][0], timestamp)
-                    changes[(result.student_id, result.assignment_id)] = (recorded.old, recorded.new)
-                    result.late_penalty = recorded.late_penalty
-                    hand_out(result, submission)
-                    grading.advance()
-            finally:
-                grading.close()
-    finally:
-        sandboxes.close()
-        pages.shutdown(cancel_futures=True)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        # the solutions first (their records are the references), in the threads' own sandboxes
+        assignments = sorted({s.assignment_id for s in todo})
+        with solutions_bar(len(assignments), progress, saved is not None) as bar:  # a phase of its own
+            for future in as_completed([pool.submit(reference, a) for a in assignments]):
+                try:
+                    future.result()
+                except SandboxError as error:  # nothing can be graded: stop, and say why
+                    raise SandboxUnavailable(str(error)) from None
+                bar.update(1)
+        grading = GradingBar(len(todo), workers, progress)
+        try:  # a notebook's time is timed after its thread's sandbox started (progress.py)
+            pending = {pool.submit(grading.timed(grade, sandboxes.ready), s) for s in todo}
+            while pending:
+                # every result graded while the last ones were recorded: one transaction for them
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                finished = sorted((f.result() for f in done), key=lambda r: (r.student_id, r.assignment_id))
+                for start in range(0, len(finished), _BATCH):
+                    results = finished[start : start + _BATCH]
+                    items = []
+                    for result in results:
+                        timestamp, problem = _timestamp(submitted, by_key[(result.student_id, result.assignment_id)])
+                        if problem:
+                            notes.append(f"{result.student_id}/{result.assignment_id}: {problem}")
+                        items.append((result, sources[result.assignment_id][0], timestamp))
+                    for result, recorded in zip(results, store.record_all(items), strict=True):
+                        changes[(result.student_id, result.assignment_id)] = (recorded.old, recorded.new)
+                        result.late_penalty = recorded.late_penalty
+                        hand_out(result, by_key[(result.student_id, result.assignment_id)])
+                        grading.advance()
+        finally:
+            grading.close()
     graded = set(changes)
     rows += [r for r in grade_rows(store) if (r["student_id"], r["assignment_id"]) in graded]
     return rows

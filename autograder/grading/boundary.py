@@ -168,11 +168,14 @@ def _output(raw, budget: OutputBudget) -> dict | None:
 
 @dataclass
 class CellReport:
-    """One cell's report as accepted: nbformat outputs, ``(ename, evalue)`` or None, raw records."""
+    """One cell's report as accepted: nbformat outputs, ``(ename, evalue)`` or None, raw records,
+    and ``seconds``, the cell's time as its process says (0.0 when it says none; the submission's
+    word: only the benchmark reads it, never grading)."""
 
     outputs: list
     error: tuple[str, str] | None
     records: list
+    seconds: float = 0.0
 
 
 def cell_report(frame: bytes, cell: int, budget: OutputBudget, keep_records: bool = True) -> CellReport:
@@ -205,7 +208,9 @@ def cell_report(frame: bytes, cell: int, budget: OutputBudget, keep_records: boo
         raise Malformed("an error that is not a name and a message")
     kept = [o for o in (_output(raw, budget) for raw in outputs) if o is not None]
     error = None if error is None else (budget.take(_text(error[0])), budget.take(_text(error[1])))
-    return CellReport(kept, error, records if keep_records else [])
+    seconds = message.get("seconds")
+    seconds = float(seconds) if type(seconds) in (int, float) and 0 <= seconds < 1e9 else 0.0
+    return CellReport(kept, error, records if keep_records else [], seconds)
 
 
 def _too_many_values(value, limit: int) -> bool:

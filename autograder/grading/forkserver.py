@@ -1,20 +1,30 @@
 """The fork server: the process inside a grading sandbox that forks one process per submission.
 
-Run as ``python -m autograder.grading.forkserver CONTROL_FD`` by :mod:`.sandbox`. It imports
-torch, IPython and the course's public package once, then waits on its control socket. It holds
+Run as ``python -m autograder.grading.forkserver CONTROL_FD [EXTRA ...]`` by :mod:`.sandbox`. It
+imports torch, IPython and the course's public package once, then waits on its control socket. It holds
 nothing a learner may not see: no source notebook, no solution, no hidden test, no reference value,
 nothing of other students, and no open descriptor but its control socket (see the process map in
 ``autograder/grading/__init__.py``).
 
 Requests on the control socket (one JSON datagram each, answered by one):
-- ``{"op": "fork", "limits": {...}}`` with one descriptor attached (the submission's channel):
-  fork a submission process that runs cells sent on that channel; answers ``{"forked": true}``.
+- ``{"op": "fork", "tmp": ...}`` with one descriptor attached (the submission's channel): fork a
+  submission process that sets itself up (its own folder under ``tmp``, or the container's
+  ``/tmp`` when None) and then waits on that channel for its limits, the first message there,
+  before any cell; answers ``{"forked": true}``.
 - ``{"op": "reap"}``: kill every process a submission started, wherever it went (this process is
   a child subreaper, so orphans come back to it), remove the System V IPC objects and keys it left
   (:mod:`.ipc`), empty ``/tmp`` and ``/dev/shm`` (through descriptors: no path length or mode a
   submission left stops it); answers ``{"reaped": n, "exit_code": ..., "changed": [...]}``, where
   ``changed`` also names a temporary folder that is not back to what it held when serving began
-  (an entry left, more blocks or inodes in use: :func:`residue`).
+  (an entry left, more blocks or inodes in use: :func:`residue`). With a descriptor attached and
+  ``"fork"`` set, once all that is checked and nothing changed it forks the next submission
+  process as ``fork`` does (``"forked": true`` in the answer): the next notebook's process sets
+  itself up while the grader judges the last one.
+
+The fork server imports torch, IPython and the course package; ``python -m
+autograder.grading.forkserver CONTROL_FD [EXTRA ...]`` also imports, for each EXTRA that is a
+name of :data:`EXTRAS` (a fixed allow-list; anything else is ignored), its modules: ``dynamo``
+(``torch._dynamo``, about a second) only when an assignment graded needs ``torch.compile``.
 
 A submission process runs as the same user as this server, so the kernel lets it change some of
 this process's state from outside: its resource limits (``prlimit``), nice value, CPU affinity,
@@ -29,17 +39,22 @@ freezes it, and a server that does not answer is replaced too.
 
 A submission process: its own session (and session keyring), resource limits (address space,
 processes, open files, file size, no core dumps, no POSIX message queues), stdin/stdout/stderr on
-``/dev/null``, a fresh folder under ``/tmp``; it runs each cell it receives with IPython's
-``InteractiveShell`` and answers with JSON only.
+``/dev/null``, a fresh folder under ``/tmp``; it builds IPython's ``InteractiveShell``, applies
+the limits the grader sends first on its channel, then runs each cell it receives and answers
+with JSON only (with ``seconds``, the cell's own time in this process: for the benchmark; the
+grader does not use it).
 """
 
 from __future__ import annotations
 
 import ctypes
+import gc
+import importlib
 import json
 import os
 import platform
 import resource
+import select
 import signal
 import socket
 import stat
@@ -98,20 +113,63 @@ def changed(baseline: dict) -> list[str]:
     return sorted(key for key in baseline.keys() | now.keys() if baseline.get(key) != now.get(key))
 
 
-def warm_up() -> None:
-    """Import what every notebook needs once, so forks start with it loaded."""
-    import IPython.core.interactiveshell
-    import IPython.utils.capture  # noqa: F401
+# What every submission process needs: the course's package, torch, and what IPython's shell and
+# a first cell import (each fork would import them again, some 50 ms, before its first cell).
+WARM = (
+    "torch",
+    "torch._subclasses.schema_check_mode",
+    "autograder.check",
+    "autograder.graph",
+    "autograder.memory",
+    "autograder.grading.values",
+    "IPython.core.interactiveshell",
+    "IPython.core.application",
+    "IPython.core.completer",
+    "IPython.core.completerlib",
+    "IPython.core.crashhandler",
+    "IPython.core.logger",
+    "IPython.core.magics",
+    "IPython.core.oinspect",
+    "IPython.utils.capture",
+    "bdb",
+)
+# What an EXTRA on the command line may add to the warm-up: names the grader chooses from the
+# assignments' sources, never module names from a submission or the command line.
+EXTRAS = {"dynamo": ("torch._dynamo", "autograder.compiled_graphs")}
+
+
+def warm_up(extras: tuple[str, ...] = ()) -> None:
+    """Import :data:`WARM` once, so forks start with it loaded; and the modules of each name of
+    ``extras`` that is a key of :data:`EXTRAS` (others are ignored)."""
+    for module in WARM + tuple(m for name in extras for m in EXTRAS.get(name, ())):
+        importlib.import_module(module)
     import torch
-    import torch._dynamo
-
-    import autograder.check
-    import autograder.graph
-    import autograder.memory  # noqa: F401
-
-    from . import values  # noqa: F401
 
     torch.set_num_threads(1)  # an OpenMP pool inherited through fork is not safe to use
+
+
+_SHELL: list = []  # the shell the server built for its submission processes (main), once
+
+
+def build_shell():
+    """IPython's ``InteractiveShell`` (history off: cells, a solution's too, are never written to
+    disk), built in a temporary IPython folder that is removed at once. The server builds it once,
+    before serving, so that each submission process starts with its own copy-on-write copy of a
+    shell that has never run a cell (some 20 ms of set-up less per notebook); the server never
+    runs a cell in it."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    folder = tempfile.mkdtemp(prefix="ipython-")
+    os.environ["IPYTHONDIR"] = folder
+    try:
+        config = Config()
+        config.HistoryManager.enabled = False
+        return InteractiveShell.instance(config=config)
+    finally:
+        empty(folder)
+        os.rmdir(folder)
+        del os.environ["IPYTHONDIR"]
 
 
 def _clip(text: str) -> str:
@@ -133,10 +191,15 @@ def _outputs(captured, error) -> list:
     return outputs
 
 
-def _limit(limits: dict) -> None:
-    """Resource limits of a submission process (``limits``: see ``Limits.for_process``)."""
+def _mapped() -> int:
+    """Bytes of address space this process maps now."""
     with open("/proc/self/statm") as f:
-        mapped = int(f.read().split()[0]) * resource.getpagesize()
+        return int(f.read().split()[0]) * resource.getpagesize()
+
+
+def _limit(limits: dict, mapped: int) -> None:
+    """Resource limits of a submission process (``limits``: see ``Limits.for_process``; ``mapped``:
+    what it mapped before its shell was built, which the memory limit comes on top of)."""
     settings = {
         resource.RLIMIT_CORE: 0,
         resource.RLIMIT_MSGQUEUE: 0,  # no POSIX message queue: it would outlive the submission (see .ipc)
@@ -150,8 +213,9 @@ def _limit(limits: dict) -> None:
             resource.setrlimit(kind, (value, value))
 
 
-def _submission(channel_fd: int, limits: dict) -> None:
-    """The submission process: run cells from the channel until told to stop."""
+def _submission(channel_fd: int, tmp: str | None) -> None:
+    """The submission process: set up, take its limits (the channel's first message), then run
+    cells from the channel until told to stop. No cell runs before the limits are applied."""
     os.setsid()
     if _SANDBOXED:
         own_session_keyring()
@@ -166,35 +230,38 @@ def _submission(channel_fd: int, limits: dict) -> None:
     for fd in (0, 1, 2):  # C-level prints and crash dumps go nowhere
         os.dup2(null, fd)
     os.close(null)
-    workdir = tempfile.mkdtemp(prefix="notebook-", dir=limits.get("tmp") or None)
+    workdir = tempfile.mkdtemp(prefix="notebook-", dir=tmp or None)
     os.chdir(workdir)
     os.environ["IPYTHONDIR"] = os.path.join(workdir, ".ipython")  # never the machine's profile
-    _limit(limits)
+    mapped = _mapped()
     conn = Connection(channel_fd)
 
-    from IPython.core.interactiveshell import InteractiveShell
     from IPython.utils.capture import capture_output
-    from traitlets.config import Config
 
     import autograder.check as check
 
     from . import values
 
-    config = Config()
-    config.HistoryManager.enabled = False  # cells (a solution's, too) are never written to disk
-    shell = InteractiveShell.instance(config=config)
+    shell = _SHELL[0] if _SHELL else build_shell()  # this process's copy of the server's, never used there
     shell._showtraceback = lambda *args, **kwargs: None  # tracebacks would quote hidden tests
     run_cell = shell.run_cell  # bound now: a cell that replaces shell.run_cell changes nothing here
     send = conn.send_bytes
     records: list = []
     check.report_to(lambda record: records.append(values.encode_record(record)))
+    first = json.loads(conn.recv_bytes())  # the grader's, before any cell: this process's limits
+    if not isinstance(first, dict) or not isinstance(first.get("limits"), dict):
+        return  # never a cell without them
+    _limit(first["limits"], mapped)
+    clock = time.perf_counter
     while True:  # cells arrive one at a time: later cells are not in memory before they run
         request = json.loads(conn.recv_bytes())
         if "source" not in request:
             return
         records.clear()
+        started = clock()
         with capture_output() as captured:
             result = run_cell(request["source"], store_history=True)
+        seconds = clock() - started
         failure = getattr(result, "error_before_exec", None) or getattr(result, "error_in_exec", None)
         error = None if failure is None else (type(failure).__name__, str(failure))
         send(
@@ -205,6 +272,7 @@ def _submission(channel_fd: int, limits: dict) -> None:
                     "outputs": _outputs(captured, error),
                     "error": error,
                     "records": list(records),
+                    "seconds": seconds,
                 }
             ).encode()
         )
@@ -233,22 +301,47 @@ def _exit_code(wait_status: int) -> int:
     return os.waitstatus_to_exitcode(wait_status)
 
 
-def reap(submission: int | None, wait: bool) -> tuple[int, int | None]:
+def _await_ends(pids: list[int], timeout: float) -> None:
+    """Wait until every process of ``pids`` has ended (a zombie has), or ``timeout`` seconds:
+    each through a pidfd (``pidfd_open``), without polling; where there is none (a kernel before
+    5.3), a 2 ms sleep."""
+    fds = []
+    for pid in pids:
+        try:
+            fds.append(os.pidfd_open(pid))
+        except (OSError, AttributeError):  # it is gone already, or no pidfds here
+            if not hasattr(os, "pidfd_open"):
+                time.sleep(0.002)
+                return
+    poller, deadline = select.poll(), time.monotonic() + timeout
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    try:
+        left = set(fds)
+        while left and (wait := deadline - time.monotonic()) > 0:
+            for fd, _ in poller.poll(wait * 1000):
+                poller.unregister(fd)
+                left.discard(fd)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def reap(submission: int | None, wait: bool, tmp: str | None = None) -> tuple[int, int | None]:
     """Kill and reap every descendant (orphans are re-parented here, a child subreaper, so none
-    escapes) and empty the temporary folders. With ``wait``, first give the submission process a
-    second to end by itself (it closed its channel: it is dying), so its own exit code is known.
+    escapes) and empty the temporary folders (without the sandbox: ``tmp``, the grader's folder
+    for its submissions, when given). With ``wait``, first give the submission process a second
+    to end by itself (it closed its channel: it is dying), so its own exit code is known.
     Returns (processes killed, the submission's exit code or None)."""
     killed, quiet, code = 0, 0, None
-    deadline = time.monotonic() + (1.0 if wait and submission else 0.0)
-    while submission and time.monotonic() < deadline:
+    if wait and submission:
+        _await_ends([submission], 1.0)
         try:
             pid, wait_status = os.waitpid(submission, os.WNOHANG)
+            if pid:
+                code, submission = _exit_code(wait_status), None
         except ChildProcessError:
-            break
-        if pid:
-            code, submission = _exit_code(wait_status), None
-            break
-        time.sleep(0.005)
+            pass
     while quiet < 2:  # twice in a row nothing left: a process forked during a pass is caught next
         pids = _descendants()
         for pid in pids:
@@ -257,7 +350,8 @@ def reap(submission: int | None, wait: bool) -> tuple[int, int | None]:
                 killed += 1
             except ProcessLookupError:
                 pass
-        time.sleep(0.002 if pids else 0.001)
+        if pids:  # until they have ended (their children are then re-parented here, seen next pass)
+            _await_ends(pids, 0.05)
         while True:  # collect the dead (never block: an orphan may still be on its way here)
             try:
                 pid, wait_status = os.waitpid(-1, os.WNOHANG)
@@ -273,6 +367,12 @@ def reap(submission: int | None, wait: bool) -> tuple[int, int | None]:
         clear_user_keyrings()
     for folder in _TEMPORARY if _SANDBOXED else ():
         _empty(folder)
+    if tmp and not _SANDBOXED:  # the machine's: a folder the grader made for this server, 0700
+        try:
+            os.chmod(tmp, 0o700)
+        except OSError:
+            pass
+        empty(tmp)
     return killed, code
 
 
@@ -413,6 +513,20 @@ def temporary_use() -> dict[str, tuple[int, int]]:
 _BASELINE: dict[str, tuple[int, int]] = {}
 
 
+def _fork(channel: int, tmp: str | None, control: socket.socket) -> int:
+    """Fork a submission process on ``channel`` (closed here once forked); its pid."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            control.close()
+            _prctl(_PR_SET_DUMPABLE, 0)
+            _submission(channel, tmp)
+        finally:
+            os._exit(0)
+    os.close(channel)
+    return pid
+
+
 def serve(control: socket.socket) -> None:
     """Answer fork and reap requests until the control socket closes, or until this process's
     state is no longer what it was when serving began (then it answers once more and returns)."""
@@ -426,27 +540,27 @@ def serve(control: socket.socket) -> None:
         if not message:
             return
         request = json.loads(message)
+        tmp = request.get("tmp") if isinstance(request.get("tmp"), str) else None
         if request.get("op") == "fork" and fds:
             if different := changed(baseline):  # never fork a submission from a changed server
                 for fd in fds:
                     os.close(fd)
                 control.send(json.dumps({"error": "changed", "changed": different}).encode())
                 return
-            submission = os.fork()
-            if submission == 0:
-                try:
-                    control.close()
-                    _prctl(_PR_SET_DUMPABLE, 0)
-                    _submission(fds[0], request.get("limits", {}))
-                finally:
-                    os._exit(0)
-            for fd in fds:
+            submission = _fork(fds[0], tmp, control)
+            for fd in fds[1:]:
                 os.close(fd)
             control.send(b'{"forked": true}')
         elif request.get("op") == "reap":
-            killed, code = reap(submission, bool(request.get("wait")))
+            killed, code = reap(submission, bool(request.get("wait")), tmp)
             submission, different = None, changed(baseline) + residue()
-            control.send(json.dumps({"reaped": killed, "exit_code": code, "changed": different}).encode())
+            forked = bool(request.get("fork") and fds and not different)
+            if forked:  # checked just now, as before any fork: the next notebook's process
+                submission = _fork(fds[0], tmp, control)
+            for fd in fds[1:] if forked else fds:
+                os.close(fd)
+            answer = {"reaped": killed, "exit_code": code, "changed": different, "forked": forked}
+            control.send(json.dumps(answer).encode())
             if different:
                 return
         else:
@@ -461,7 +575,11 @@ def main(argv: list[str]) -> None:
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     _prctl(_PR_SET_DUMPABLE, 0)  # submissions (same uid) cannot read this process's memory
     os.environ["MPLBACKEND"] = "Agg"
-    warm_up()
+    warm_up(tuple(argv[2:]))
+    _SHELL.append(build_shell())
+    # What the server holds now never changes: out of the collector's sight, a submission's
+    # collections neither scan it nor copy its pages (copy-on-write) by touching their headers.
+    gc.freeze()
     control.send(b'{"ready": true}')
     serve(control)
 

@@ -13,6 +13,7 @@ once per assignment, in a submission process of its own.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 import time
@@ -170,6 +171,27 @@ def _run_past_stops(texts: list[str], sandbox: Sandbox, limits: Limits, tests: s
     return run, stops
 
 
+@functools.lru_cache(maxsize=512)
+def _withheld(text: str) -> str:
+    """``references.withhold`` of a test or read-only cell's text (the source's: the same in every
+    submission of an assignment), computed once per text."""
+    return withhold(text)
+
+
+_STUBS: dict[int, tuple] = {}  # id(source) -> (source, its release_answers): once per assignment
+
+
+def _release_answers(source: nbformat.NotebookNode) -> dict[str, str]:
+    """``stubs.release_answers(source)``, computed once per source notebook (the object: a source
+    is never changed once loaded)."""
+    held = _STUBS.get(id(source))
+    if held is None or held[0] is not source:
+        if len(_STUBS) > 64:
+            _STUBS.clear()
+        held = _STUBS[id(source)] = (source, release_answers(source))
+    return held[1]
+
+
 def _keyed_here(message: str, records: list, solution: list) -> str:
     """A check judged in the learner's process (its reference was not withheld) raised
     ``message`` as text: the grader's verdict on the same records, when it says the same, carries
@@ -223,13 +245,13 @@ def grade_notebook(
         return result
     graded = assemble(source, submission)
     cells = _code_cells(graded)
-    texts = [withhold(c.source) if withheld_here(c) else c.source for c in cells]
+    texts = [_withheld(c.source) if withheld_here(c) else c.source for c in cells]
     names = [grade_id(c) or f"cell {i + 1}" for i, c in enumerate(cells)]
     run, stops = _run_past_stops(texts, sandbox, limits, _tests(cells))
     if stops:
         result.status = status.stopped_in({names[i]: why for i, why in stops.items()})
     by_id = {q.grade_id: q for q in result.questions}
-    blank = unanswered(graded, release_answers(source))
+    blank = unanswered(graded, _release_answers(source))
     for count, (cell, cell_run) in enumerate(zip(cells, run.cells), start=1):
         cell.outputs, cell.execution_count = cell_run.outputs, count if cell_run.finished else None
         if is_test(cell):

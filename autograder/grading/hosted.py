@@ -30,7 +30,7 @@ from .batch import load_sources
 from .grade_one import QuestionResult, Result, SolutionFails, grade_notebook, solution_records
 from .limits import Limits
 from .redact import split_hidden
-from .sandbox import Sandbox
+from .sandbox import Sandbox, extras_for
 
 __all__ = ["HIDDEN_OUTPUT", "find_notebook", "grade_single", "hidden_check_names", "gradescope", "prairielearn"]
 
@@ -81,7 +81,8 @@ def grade_single(
     blank = [QuestionResult(q.grade_id, q.points) for q in questions(source)]
     if references is not None:  # refuse stale references before the sandbox starts
         references.check([assignment])
-    with Sandbox(limits, sandboxed) if sandbox is None else nullcontext(sandbox) as sandbox:
+    own = None if sandbox is not None else Sandbox(limits, sandboxed, extras_for(c.source for c in source.cells))
+    with own or nullcontext(sandbox) as sandbox:
         try:
             expected = references.records(assignment) if references else solution_records(source, sandbox, limits)
         except SolutionFails as error:

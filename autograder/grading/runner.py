@@ -5,7 +5,7 @@ the notebook's time limits, for one JSON answer: the cell's outputs, its error a
 its checks made, read and checked by :mod:`.boundary` (a deadline for the whole frame, a size
 limit, a schema). Nothing is unpickled; a process that dies, hangs, stalls in the middle of a
 frame or answers garbage ends the run with a status, and everything it started is killed
-(``Sandbox.reap``).
+(``Sandbox.reap``) before the next submission's process is forked.
 """
 
 from __future__ import annotations
@@ -27,12 +27,14 @@ __all__ = ["CellRun", "Run", "run_cells"]
 class CellRun:
     """What one cell did: ``finished`` is False when it never completed (timeout, crash);
     ``outputs`` are nbformat output dicts; ``error`` is ``(ename, evalue)`` or None; ``records``
-    the :class:`autograder.check.Checked` records its checks made (decoded; unreadable ones left out)."""
+    the :class:`autograder.check.Checked` records its checks made (decoded; unreadable ones left out);
+    ``seconds`` its own time as its process reported it (for the benchmark; never graded)."""
 
     finished: bool = False
     outputs: list = field(default_factory=list)
     error: tuple[str, str] | None = None
     records: list = field(default_factory=list)
+    seconds: float = 0.0
 
 
 @dataclass
@@ -71,7 +73,8 @@ def run_cells(
 
     Returns:
         A :class:`Run`; cells after a timeout or crash stay ``finished=False``. Does not raise for
-        anything the cells do; the submission's processes are gone when it returns.
+        anything the cells do. When it returns the fork server has been asked to kill every
+        process of the submission (``Sandbox.reap``); it has done so before it forks another.
     """
     run = Run([CellRun() for _ in sources])
     notebook_deadline = time.monotonic() + (limits.total_timeout if total_timeout is None else total_timeout)
@@ -108,7 +111,7 @@ def run_cells(
                 run.status = status.UNREADABLE_REPORT
                 break
             cell = run.cells[index]
-            cell.finished, cell.outputs, cell.error = True, report.outputs, report.error
+            cell.finished, cell.outputs, cell.error, cell.seconds = True, report.outputs, report.error, report.seconds
             cell.records = _records(report.records)
         else:
             run.cell = None

@@ -30,14 +30,16 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from .boundary import Timeout, send
 from .cgroups import container_cgroups, remove_cgroup
-from .forkserver import empty
+from .forkserver import EXTRAS, empty
 from .limits import Limits
 
-__all__ = ["Sandbox", "SandboxError", "sandbox_problem", "bwrap_command"]
+__all__ = ["Sandbox", "SandboxError", "sandbox_problem", "bwrap_command", "extras_for"]
 
 _START_TIMEOUT = 120.0  # seconds for the fork server to import torch (2-4 s; slow machines, cold disks)
 _ANSWER_TIMEOUT = 10.0  # seconds for a fork or reap request
@@ -179,6 +181,19 @@ def sandbox_problem() -> str | None:
     return None
 
 
+# What in an assignment's source needs an extra import in the fork server (forkserver.EXTRAS).
+_NEEDS = {"dynamo": ("torch.compile", "torch._dynamo", "compiled_graphs")}
+
+
+def extras_for(texts) -> tuple[str, ...]:
+    """The names of ``forkserver.EXTRAS`` that the instructor's sources ``texts`` (notebooks'
+    JSON or their cells' code; never a submission's) need: ``("dynamo",)`` when one uses
+    ``torch.compile``. A submission that imports more than its assignment's source does still
+    runs (it imports it itself, in its own process)."""
+    texts = list(texts)
+    return tuple(name for name, words in _NEEDS.items() if name in EXTRAS and any(w in t for t in texts for w in words))
+
+
 def _own_processes() -> int:
     """How many processes this user has now (RLIMIT_NPROC counts them all)."""
     uid, count = os.getuid(), 0
@@ -193,20 +208,34 @@ def _own_processes() -> int:
 class Sandbox:
     """One warm fork server, in a bubblewrap container (``sandboxed=True``) or not.
 
+    ``extras``: names of ``forkserver.EXTRAS`` the server also imports (:func:`extras_for`).
+    After each reap the server forks the next submission process at once (its set-up overlaps
+    with the grader's judging of the last notebook); the grader reads the reap's answer when it
+    next needs the sandbox, unless the submission died (then its exit code is read at once).
+
     Raises:
         SandboxError: from :meth:`start` when the container or the fork server does not start.
     """
 
-    def __init__(self, limits: Limits, sandboxed: bool = True):
-        self.limits, self.sandboxed = limits, sandboxed
+    def __init__(self, limits: Limits, sandboxed: bool = True, extras: tuple[str, ...] = ()):
+        self.limits, self.sandboxed, self.extras = limits, sandboxed, tuple(extras)
         self._process: subprocess.Popen | None = None
         self._control: socket.socket | None = None
         self._cgroups: list[Path] = []
         self._tmp: str | None = None
+        self._starting = False  # launched, its "ready" not read yet
+        self._asked = False  # a request sent whose answer is not read yet
+        self._next: socket.socket | None = None  # the grader's end of the channel of a process forked, or asked for
         self.last_error = ""  # why the last start failed (bwrap's own message), for the grader to show
 
     def start(self) -> None:
         """Start the container and wait until the fork server has imported torch."""
+        self.launch()
+        self.ready()
+
+    def launch(self) -> None:
+        """Start the container without waiting for it (:meth:`open_channel` waits): several
+        sandboxes then import torch at once, while the grader does its own start-up."""
         self.close()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         command = (
@@ -218,7 +247,7 @@ class Sandbox:
         for group in self._cgroups:  # join them before bwrap starts, so that everything inside is in them
             command = ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(group / "cgroup.procs"), *command]
         self._process = subprocess.Popen(
-            [*command, str(theirs.fileno())],
+            [*command, str(theirs.fileno()), *self.extras],
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -227,9 +256,20 @@ class Sandbox:
             start_new_session=True,
         )
         theirs.close()
-        self._control = ours
+        self._control, self._starting = ours, True
         if not self.sandboxed:
             self._tmp = tempfile.mkdtemp(prefix="autograder-nosandbox-")
+
+    def ready(self) -> None:
+        """Wait until a :meth:`launch`\\ ed fork server has imported what it imports (no-op once it
+        has, or when none was launched).
+
+        Raises:
+            SandboxError: it did not start (the message is bwrap's, also in ``last_error``).
+        """
+        if not self._starting:
+            return
+        self._starting = False
         try:
             self._answer(_START_TIMEOUT)
         except SandboxError:
@@ -252,59 +292,120 @@ class Sandbox:
             raise SandboxError("the fork server stopped answering")
         return json.loads(message)
 
+    def _ask(self, request: dict, fork: bool) -> None:
+        """Send ``request`` (with a new channel for the next submission process when ``fork``);
+        its answer is read by :meth:`_settle`."""
+        if fork:
+            if self._next is not None:  # a process forked ahead and not used: the server kills it first
+                self._next.close()
+                self._next = None
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                socket.send_fds(self._control, [json.dumps(request).encode()], [theirs.fileno()])
+            except OSError:
+                ours.close()
+                raise
+            finally:
+                theirs.close()
+            self._next = ours
+        else:
+            self._control.send(json.dumps(request).encode())
+        self._asked = True
+
+    def _settle(self, timeout: float = _ANSWER_TIMEOUT) -> dict | None:
+        """The answer to the request in flight; None when the server did not answer (then the
+        container is closed). A process not forked (a changed server) leaves no channel."""
+        if not self._asked:
+            return {}
+        self._asked = False
+        try:
+            answer = self._answer(timeout)
+        except (SandboxError, ValueError):
+            self.close()
+            return None
+        if not isinstance(answer, dict):
+            answer = {"changed": ["an answer that is not an object"]}
+        if not answer.get("forked") and self._next is not None:
+            self._next.close()
+            self._next = None
+        if answer.get("changed") or answer.get("error"):  # the server exits: so does its container
+            self.close()
+        return answer
+
+    def _channel_limits(self) -> dict:
+        processes = self.limits.processes if os.getuid() == 0 else _own_processes() + self.limits.processes
+        return dict(self.limits.for_process(self._tmp), processes=None if os.getuid() == 0 else processes)
+
     def open_channel(self) -> Connection:
-        """Fork a submission process; return the grader's end of its channel (length-framed
-        messages, :class:`multiprocessing.connection.Connection`).
+        """Fork a submission process (or take the one forked after the last reap), send it its
+        limits, and return the grader's end of its channel (length-framed messages,
+        :class:`multiprocessing.connection.Connection`).
 
         Raises:
-            SandboxError: the fork server did not answer (the caller replaces the sandbox).
+            SandboxError: the fork server did not answer, or refused (the caller replaces the sandbox).
         """
+        if self._asked:  # the last reap's answer: its next process, or a container closed
+            self._settle()
         if self._process is None or self._process.poll() is not None:
             self.start()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        processes = self.limits.processes if os.getuid() == 0 else _own_processes() + self.limits.processes
-        limits = dict(self.limits.for_process(self._tmp), processes=None if os.getuid() == 0 else processes)
-        try:
-            socket.send_fds(self._control, [json.dumps({"op": "fork", "limits": limits}).encode()], [theirs.fileno()])
-            if not self._answer(_ANSWER_TIMEOUT).get("forked"):  # a server whose state changed: replace it
-                self.close()
+        self.ready()
+        if self._next is None:
+            try:
+                self._ask({"op": "fork", "tmp": self._tmp}, fork=True)
+            except OSError:
+                raise SandboxError("the fork server stopped answering") from None
+            answer = self._settle()
+            if answer is None:
+                raise SandboxError("the fork server stopped answering")
+            if self._next is None:  # a server whose state changed: replaced
                 raise SandboxError("the fork server refused to fork")
-        except (OSError, SandboxError, ValueError):
+        ours, self._next = self._next, None
+        try:  # its first message, before any cell: its limits, counted now (no process of the last one is left)
+            send(ours.fileno(), json.dumps({"limits": self._channel_limits()}).encode(), time.monotonic() + 1)
+        except (OSError, Timeout):
             ours.close()
-            raise SandboxError("the fork server stopped answering") from None
-        finally:
-            theirs.close()
+            raise SandboxError("the submission process did not take its limits") from None
         return Connection(ours.detach())
 
     def reap(self, wait: bool = False) -> int | None:
-        """Kill every process the last submission started and empty its temporary files; when
-        the fork server does not answer, replace the whole container (which kills everything in
-        it). With ``wait``, the submission process (whose channel closed) gets a second to end by
-        itself. Returns its exit code when known (negative: the signal that ended it), else None.
+        """Kill every process the last submission started and empty its temporary files (the
+        fork server then forks the next submission process); when the fork server does not
+        answer, replace the whole container (which kills everything in it). With ``wait``, the
+        submission process (whose channel closed) gets a second to end by itself, and the answer
+        is read now: its exit code (negative: the signal that ended it), else None. Without, the
+        answer is read by the next :meth:`open_channel` (or :meth:`close`) and this returns None.
         Never raises."""
-        code = None
-        try:
-            self._control.send(json.dumps({"op": "reap", "wait": wait}).encode())
-            answer = self._answer(_ANSWER_TIMEOUT + (1 if wait else 0))
-            code = answer.get("exit_code")
-            if answer.get("changed"):  # the submission changed its server (limits, priority...): a new container
-                self.close()
-        except (OSError, SandboxError, AttributeError, ValueError):
+        if self._asked:  # never two requests in flight
+            self._settle()
+        if self._control is None:
             self.close()
-        if self._tmp:  # without a sandbox: its own folder on the machine's /tmp, emptied as the server does
-            with contextlib.suppress(OSError):
-                os.chmod(self._tmp, 0o700)
-            empty(self._tmp)
-        return code if isinstance(code, int) else None
+            return None
+        try:
+            self._ask({"op": "reap", "wait": wait, "fork": True, "tmp": self._tmp}, fork=True)
+        except OSError:
+            self.close()
+            return None
+        if not wait:
+            return None
+        answer = self._settle(_ANSWER_TIMEOUT + 1)
+        code = (answer or {}).get("exit_code")
+        return code if isinstance(code, int) and not isinstance(code, bool) else None
 
     def close(self) -> None:
         """Stop the container and everything in it. Never raises."""
+        if self._next is not None:
+            self._next.close()
+            self._next = None
         if self._control is not None and not self.sandboxed:  # no PID namespace: reap them one by one
             try:
-                self._control.send(b'{"op": "reap"}')
-                self._answer(_ANSWER_TIMEOUT)
+                if not self._starting:  # (still importing: nothing forked yet, killed with its group)
+                    if self._asked:
+                        self._answer(_ANSWER_TIMEOUT)
+                    self._control.send(json.dumps({"op": "reap", "tmp": self._tmp}).encode())
+                    self._answer(_ANSWER_TIMEOUT)
             except (OSError, SandboxError, ValueError):
                 pass
+        self._asked = self._starting = False
         if self._control is not None:
             self._control.close()
             self._control = None

@@ -27,6 +27,7 @@ from pathlib import Path
 from .batch import _Sandboxes, load_sources
 from .grade_one import SolutionFails, solution_records
 from .limits import Limits
+from .sandbox import extras_for
 from .values import decode_record, encode_record
 
 __all__ = ["FORMAT", "StaleReferences", "course_version", "notebook_hash", "build", "write", "SavedReferences"]
@@ -75,7 +76,7 @@ def build(solutions: Path, limits: Limits = Limits(), sandboxed: bool = True, jo
     if not solutions.is_dir():
         raise FileNotFoundError(f"not a folder: {solutions}")
     sources = load_sources(solutions)
-    sandboxes = _Sandboxes(limits, sandboxed)
+    sandboxes = _Sandboxes(limits, sandboxed, extras_for(c.source for _, nb in sources.values() for c in nb.cells))
 
     def entry(assignment: str) -> dict:
         name, source = sources[assignment]

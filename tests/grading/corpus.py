@@ -11,6 +11,18 @@ Used by ``tests/grading/test_corpus.py``.
 
 WRONG = {
     "ex01_graph": {
+        "c01-rows-written-as-five": {
+            "cause": "writes the visible N = 5 as a number for the mean's 1/N: right on the visible check, off by a "
+            "constant factor on hidden ones (the hidden message must say so without their N)",
+            "answers": {
+                "q2_answer": """def grad_wb(w, b, x, y):
+    p = torch.tanh(x @ w + b)
+    dL_dz = 2 * (p - y) / 5 * (1 - p ** 2)
+    return {"w": x.T @ dL_dz, "b": dL_dz.sum()}
+"""
+            },
+            "fails": {"q2_check": "a constant factor, the same for every element, but no whole number"},
+        },
         "c01-kinds-of-condition": {
             "cause": "counts the Nodes of the loop condition h.abs().max() as part of the result's graph, for x_a",
             "answers": {
@@ -97,6 +109,18 @@ def count_nodes(t):
         },
     },
     "ex03_backward": {
+        "c03-steps-minus-one": {
+            "cause": "takes the retained peak to be steps - 1 graphs (right for 3 steps only): a hidden test's "
+            "message names the steps' graphs too few, without its figures",
+            "answers": {
+                "q4_answer": """def loop_bytes(n, d, h, steps):
+    graph = 4 * (n * d + n * h + n)
+    return {"peak without retain_graph": graph, "alive after the loop with retain_graph": graph,
+            "peak with retain_graph": (steps - 1) * graph}
+"""
+            },
+            "fails": {"q4_check": "Which graph is still alive at that moment (retain_graph=True"},
+        },
         "c03-summed-two-forwards": {
             "cause": "grads_summed computes each loss from its own forward, then backwards their sum",
             "answers": {
@@ -439,3 +463,16 @@ from tests.grading.corpus_9_14 import WRONG as _WRONG_9_14  # noqa: E402
 
 WRONG.update(_WRONG_9_14)
 CORRECT.update(_CORRECT_9_14)
+
+# A held-out set written by a tutor from the lessons and exercises only (issue 25), kept apart with its judgements.
+from autograder.grading.mistakes import MISTAKES as _MISTAKES  # noqa: E402
+from tests.grading.corpus_fresh import CORRECT as _CORRECT_FRESH  # noqa: E402
+from tests.grading.corpus_fresh import WRONG as _WRONG_FRESH  # noqa: E402
+
+# 12 of its wrong answers turned out to be, character for character, typical mistakes (a prediction dict
+# with one value flipped, the one-line slip of a solution): those are tested as typical mistakes already.
+_TYPICAL = {source for cases in _MISTAKES.values() for case in cases.values() for source in case["answers"].values()}
+for _mine, _fresh in ((WRONG, _WRONG_FRESH), (CORRECT, _CORRECT_FRESH)):
+    for _exercise, _cases in _fresh.items():
+        _new = {sid: case for sid, case in _cases.items() if not set(case["answers"].values()) & _TYPICAL}
+        _mine.setdefault(_exercise, {}).update(_new)

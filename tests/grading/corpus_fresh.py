@@ -7,7 +7,7 @@ hints, causes or typical mistakes, nor from the other corpora), then graded thro
 ``"judged"`` (does the message name the actual cause: "named", "partly", "not named" or "misleading") and
 ``"message"`` (the grader's message at the time, first 300 characters). ``fails`` maps each test cell that
 failed to words of its message (for an entry not fully named, the nearest words). ``CORRECT`` answers must
-get full marks. Not wired into the tests here.
+get full marks. Wired into tests/grading/test_corpus.py through corpus.py.
 """
 
 WRONG = {
@@ -119,14 +119,15 @@ WRONG = {
 """,
             },
             "fails": {
-                "q2_check": "a tensor the outputs do not depend on",
+                "q2_check": "a tensor from another run of the forward",
             },
-            "judged": "partly",
+            "judged": "named",
             "message": (
-                "grad_of_hidden raised RuntimeError: The differentiated Tensor at index 0 appears "
-                "to not have been used in the graph. Set allow_unused=True if this is the desired "
-                "behavior.\n  raised in grad_of_hidden(), line 4: (g,) = torch.autograd.grad(loss, "
-                "h)\ntorch.autograd.grad was asked for the gradient with re"
+                "grad_of_hidden raised RuntimeError: The differentiated Tensor at index 0 appears"
+                " to not have been used in the graph. Set allow_unused=True if this is the "
+                "desired behavior.\n  raised in grad_of_hidden(), line 4: (g,) = "
+                "torch.autograd.grad(loss, h)\ntorch.autograd.grad was asked for the gradient with"
+                " re"
             ),
         },
         "f01-02-param-float32": {
@@ -168,14 +169,15 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
 """,
             },
             "fails": {
-                "q2_check": "'NoneType' object has no attribute 'detach'",
+                "q2_check": ".grad was reset between the backward passes",
             },
-            "judged": "not named",
+            "judged": "named",
             "message": (
                 "grads_two_passes raised AttributeError: 'NoneType' object has no attribute "
                 "'detach'\n  raised in <dictcomp>(), line 13: return {name: "
                 "p.grad.detach().clone() for name, p in named_parameters(trunk, head1, "
-                "head2).items()}\n[cause: error.AttributeError]"
+                "head2).items()}\n.grad was reset between the backward passes (zero_grad(), or "
+                ".grad set to None or"
             ),
         },
         "f01-03-first-not-detached": {
@@ -265,12 +267,14 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
 """,
             },
             "fails": {
-                "q2_check": "was_grad_zeroed_inside_the_loop",
+                "q2_check": "Dividing each loss by the number of micro-batches is right only when",
             },
-            "judged": "misleading",
+            "judged": "named",
             "message": (
-                "gradients is wrong on a hidden test (a hidden test shows neither its inputs nor "
-                "its values).\n[cause: tensor.mismatch.was_grad_zeroed_inside_the_loop]"
+                "0.weight differs from the expected value (relative error 1.1e-01 in max-norm; "
+                "the test is elementwise, |received - expected| <= atol + rtol * |expected| with "
+                "rtol=1.3e-06, atol=1e-05, and its worst element is off by 0.61 where 1.5e-05 is "
+                "allowed). Not a constant factor of the full-batch gradient: is"
             ),
         },
         "f01-04-tanh-twice": {
@@ -349,14 +353,14 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
 """,
             },
             "fails": {
-                "q3_check": "the in-place changes were hidden from autograd",
+                "q3_check": "a tensor cut from the graph (.detach(), .data) reaches the loss without its gradient",
             },
-            "judged": "partly",
+            "judged": "named",
             "message": (
-                "d loss / d w differs from the expected value (relative error 3.7e-01 in max-norm; "
-                "the test is elementwise, |received - expected| <= atol + rtol * |expected| with "
-                "rtol=1e-07, atol=1e-07, and its worst element is off by 1.8 where 4.6e-07 is "
-                "allowed). The loss is right, so the in-place changes were hid"
+                "d loss / d w differs from the expected value (relative error 3.7e-01 in max-"
+                "norm; the test is elementwise, |received - expected| <= atol + rtol * |expected|"
+                " with rtol=1e-07, atol=1e-07, and its worst element is off by 1.8 where 4.6e-07 "
+                "is allowed). The loss is right, so part of its computation was h"
             ),
         },
     },
@@ -880,9 +884,9 @@ def peak_grad_bytes(model, fused):
             "judged": "named",
             "message": (
                 "saved bytes of mlp([8, 16, 16, 4]), batch 3 is 256 B too high: exactly the size "
-                "of the bfloat16 copy of the first layer's weight (its input needs no grad: no "
-                "Node saves it); the bfloat16 copy of the first layer's weight (its input needs no "
-                "grad: no Node saves it) is not saved for backward by any Nod"
+                "of the bfloat16 copy of the first layer's weight (its input needs no grad); the "
+                "bfloat16 copy of the first layer's weight (its input needs no grad) is not "
+                "saved for backward by any Node: count only what backward needs (c"
             ),
         },
         "f01-11-optimizer-step": {
@@ -925,14 +929,14 @@ def peak_grad_bytes(model, fused):
 """,
             },
             "fails": {
-                "q1_check": "its 2-norm per sample",
+                "q1_check": "one norm for the whole batch",
             },
-            "judged": "partly",
+            "judged": "named",
             "message": (
-                "the penalty's value differs from the expected value (relative error 9.8e-01 in "
-                "max-norm; the test is elementwise, |received - expected| <= atol + rtol * "
-                "|expected| with rtol=1e-05, atol=1e-06, and its worst element is off by 0.41 "
-                "where 5.2e-06 is allowed). Take the gradient of the SUM of the scores "
+                "the penalty's value is 0.01801x the expected value: one norm for the whole "
+                "batch: take its 2-norm per sample (over dim=1, one per row), not of the whole "
+                "[N, d] gradient.\n  expected: 0.4190532863140106\n  received: "
+                "0.007547155488282442\n[cause: tensor.fraction.one_norm_for_the_whole_batch]"
             ),
         },
         "f01-12-retain-not-create": {
@@ -976,13 +980,13 @@ def per_sample_bytes(model, batch_size):
 """,
             },
             "fails": {
-                "q2_check": "per_sample_gradients_of_the_frozen",
+                "q2_check": "per-sample gradients of the frozen parameters",
             },
-            "judged": "partly",
+            "judged": "named",
             "message": (
-                "per_sample_bytes(model, batch_size) is wrong on a hidden test (a hidden test "
-                "shows neither its inputs nor its values).\n[cause: "
-                "bytes.extra.per_sample_gradients_of_the_frozen]"
+                "per_sample_bytes(model, batch_size) is 320 B too high: exactly per-sample "
+                "gradients of the frozen parameters (they need none).\n  expected: 192 B\n  "
+                "received: 512 B\n[cause: bytes.extra.per_sample_gradients_of_the_frozen]"
             ),
         },
         "f01-12-sqrt-norm": {
@@ -1082,14 +1086,14 @@ def per_sample_bytes(model, batch_size):
 """,
             },
             "fails": {
-                "q3_check": "were they zeroed between backward calls?",
+                "q3_check": "the scale is taken before the if",
             },
-            "judged": "misleading",
+            "judged": "named",
             "message": (
-                "x is exactly 4x the expected value: gradients accumulate in .grad, so were they "
-                "zeroed between backward calls? Or the loss is 4x too large: a sum where a mean "
-                "was meant, or a division by 4 left out.\n  (the same for w)\nThe original's scale "
-                "is a Python float: no gradient flows through it. A tensor sca"
+                "loss is exactly 4x the expected value: the scale is taken before the if: the "
+                "original's scale is h.abs().max() of the h the branch gave (h + 1 where h.sum() "
+                "> 0).\n  expected: 8.584909439086914\n  received: 34.370506286621094\n[cause: "
+                "tensor.multiple.the_scale_is_taken_before_the]"
             ),
         },
     },
@@ -1139,14 +1143,14 @@ def per_sample_bytes(model, batch_size):
 """,
             },
             "fails": {
-                "q2_check": "buckets filled in registration order",
+                "q2_check": "Buckets filled in registration order",
             },
-            "judged": "partly",
+            "judged": "named",
             "message": (
-                "all-reduce calls (cap 100 bytes, 4 micro-batches, use_no_sync=False) is wrong: "
-                "expected 8, got 12. Buckets closed before the gradient that would take them past "
-                "the cap: DDP adds that gradient first, and closes a bucket once it has reached "
-                "the cap. Or: buckets filled in registration order: DDP fills "
+                "all-reduce calls (cap 68 bytes, 2 micro-batches, use_no_sync=False) is wrong: "
+                "expected 6, got 8. Buckets filled in registration order: DDP fills them in the "
+                "order gradients become ready, the last layer first.\n[cause: "
+                "value.buckets_filled_in_registration_order]"
             ),
         },
         "f01-14-once-per-step": {
@@ -1172,8 +1176,8 @@ def per_sample_bytes(model, batch_size):
             },
             "judged": "named",
             "message": (
-                "all-reduce calls (cap 100 bytes, 4 micro-batches, use_no_sync=False) is wrong: "
-                "expected 8, got 2. One reducing backward only: without no_sync every "
+                "all-reduce calls (cap 68 bytes, 2 micro-batches, use_no_sync=False) is wrong: "
+                "expected 6, got 3. One reducing backward only: without no_sync every "
                 "micro-batch's backward all-reduces every bucket.\n[cause: "
                 "value.one_reducing_backward_only]"
             ),

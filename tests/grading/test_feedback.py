@@ -9,7 +9,7 @@ import nbformat
 
 from autograder.grading.feedback import SUMMARY_CHARACTERS, feedback_html, feedback_notebook, gist
 from autograder.grading.feedback_page import MAX_PAGE
-from autograder.grading.grade_one import QuestionResult, Result, grade_notebook
+from autograder.grading.grade_one import QuestionResult, Result, grade_notebook, solution_records
 from autograder.grading.limits import Limits
 
 from .conftest import submission_of
@@ -37,6 +37,45 @@ def test_hidden_tests_and_tracebacks_are_removed(source, expected, sandbox, tmp_
         if o["output_type"] == "error"
     ]
     assert [o["traceback"] for o in errors] == [[f"CheckFailed: {errors[0]['evalue']}"]]
+
+
+# a question checked for 5 rows, and, hidden, for 7 and 9: its causes name the number of rows
+ROWS_CELL = (
+    "import torch\n"
+    "### BEGIN REFERENCE\n"
+    "def ones(n):\n"
+    "    return torch.ones(n)\n"
+    "### END REFERENCE\n"
+    "def causes(n):\n"
+    "    return {2.0: f'each row counted twice (N = {n} rows here)', 'mismatch': 'A row is off.'}\n"
+    "check.tensor(f(5), ones(5), 'f for each row', causes=causes(5))\n"
+    "### BEGIN HIDDEN TESTS\n"
+    "for n in (7, 9):\n"
+    "    check.tensor(f(n), ones(n), 'f for each row', show_values=False, causes=causes(n))\n"
+    "### END HIDDEN TESTS"
+)
+
+
+def test_a_hidden_failures_cause_is_shown_without_its_inputs(source, sandbox, tmp_path):
+    """Does a page say the cause a failed hidden check's diagnosis found, whole when no input is in
+    it, and without the number of rows its hidden input put into it ("N = 7 rows here")?"""
+    source.cells[2].source = "def f(n):\n    ### BEGIN SOLUTION\n    return torch.ones(n)\n    ### END SOLUTION"
+    source.cells[3].source = ROWS_CELL
+    expected = solution_records(source, sandbox, Limits())
+    twice = graded(source, expected, sandbox, tmp_path, "def f(n):\n    return torch.ones(n) * (2 if n == 7 else 1)")
+    message = twice.questions[0].message
+    assert message.endswith("It is a constant multiple of the expected value: each row counted twice"), message
+    assert not re.search(r"\d", message) and twice.questions[0].cause == "tensor.multiple.each_row_counted_twice"
+    page = html.unescape(feedback_html(twice))
+    assert "each row counted twice" in page and not re.search(r"N = \d|\d rows", page)
+    other = graded(
+        source,
+        expected,
+        sandbox,
+        tmp_path,
+        "def f(n):\n    return torch.ones(n).index_fill(0, torch.tensor([0]), float(n != 9))",
+    )
+    assert other.questions[0].message.endswith("It differs from the expected value. A row is off.")
 
 
 def test_summary_gives_score_and_reason(source, expected, sandbox, tmp_path):

@@ -126,6 +126,26 @@ def test_withheld_values_reach_a_check_as_withheld():
     assert [(r.name, r.received, r.withheld) for r in records] == [("six", 6, True)]
 
 
+def test_a_checks_causes_from_a_withheld_reference_are_reported_too():
+    """Do a tensor check's and a gradient check's ``causes`` (the factor each likely mistake gives,
+    computed in a REFERENCE region) reach the record as withheld, in a moment, where dict() of the
+    placeholder would never end?"""
+    code = (
+        "import torch\nfrom autograder import check\n### BEGIN REFERENCE\nwant = {'loss': torch.ones(()), "
+        "'causes': {2.0: 'doubled'}}\n### END REFERENCE\n"
+        "check.tensor(torch.ones(()), want['loss'], name='loss', causes=want['causes'])\n"
+        "check.grads({'x': torch.ones(2)}, {'x': want['loss']}, causes=want['causes'])\n"
+    )
+    records = []
+    check.report_to(records.append)
+    try:
+        run_cell(withhold(code))
+    finally:
+        check.report_to(None)
+    assert [(r.name, r.withheld) for r in records] == [("loss", True), ("gradients", True)]
+    assert all(r.options["causes"] is check.WITHHELD for r in records)
+
+
 # --- the exercises ---------------------------------------------------------------------------------
 
 

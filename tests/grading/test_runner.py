@@ -353,3 +353,53 @@ def test_what_is_left_in_a_temporary_folder_replaces_the_container(tmp_path, mon
     (tmp_path / "left").unlink()
     monkeypatch.setattr(forkserver, "temporary_use", lambda: {str(tmp_path): (10, 6)})  # an inode more
     assert forkserver.residue() == [f"residue in {tmp_path}"]
+
+
+_LIMITS_SEEN = (
+    "import resource\n"
+    "print([resource.getrlimit(getattr(resource, n))[0] for n in "
+    "('RLIMIT_NOFILE', 'RLIMIT_FSIZE', 'RLIMIT_CORE', 'RLIMIT_MSGQUEUE')])"
+)
+
+
+def test_every_submission_process_runs_its_first_cell_under_its_limits(sandbox):
+    """The fork server forks the next notebook's process right after a reap, before the grader
+    sends anything: does that process (and a first one) run its first cell with the limits
+    already applied?"""
+    limits = sandbox.limits
+    want = f"{[limits.open_files, limits.file_size, 0, 0]}\n"
+    for _ in range(3):  # the first process, then ones forked ahead after each reap
+        run = run_cells([_LIMITS_SEEN], sandbox, Limits())
+        assert run.status == "ok" and run.cells[0].outputs[0]["text"] == want, run.cells[0]
+
+
+def test_a_process_whose_first_message_is_a_cell_runs_nothing(sandbox):
+    """Does a submission process that gets a cell before its limits (the grader always sends the
+    limits first) end without running it or answering?"""
+    from autograder.grading.boundary import Closed, receive, send
+
+    sandbox.open_channel().close()  # its process started under limits; then reaped
+    sandbox.reap()
+    sandbox._settle()  # the reap's answer: the next process, forked ahead, not yet given its limits
+    conn, sandbox._next = sandbox._next, None
+    try:
+        send(conn.fileno(), b'{"cell": 0, "source": "print(1)"}', time.monotonic() + 5)
+        with pytest.raises(Closed):
+            receive(conn.fileno(), time.monotonic() + 10)
+    finally:
+        conn.close()
+        sandbox.reap()
+    assert run_cells(["x = 1"], sandbox, Limits()).status == "ok"
+
+
+def test_dynamo_is_imported_ahead_only_when_an_assignment_needs_it(sandbox_available):
+    """Does the fork server import torch._dynamo only when the grader names ``dynamo`` (an
+    assignment's source uses torch.compile), and ignore names it does not know?"""
+    from autograder.grading.sandbox import extras_for
+
+    assert extras_for(["y = torch.compile(f)(x)"]) == ("dynamo",) and extras_for(["y = f(x)"]) == ()
+    probe = ["import sys\nprint('torch._dynamo' in sys.modules, 'os.system' in sys.modules)"]
+    for extras, want in [((), "False False\n"), (("dynamo", "os.system"), "True False\n")]:
+        with Sandbox(Limits(), extras=extras) as box:
+            run = run_cells(probe, box, Limits())
+        assert run.status == "ok" and run.cells[0].outputs[0]["text"] == want, (extras, run.cells[0])

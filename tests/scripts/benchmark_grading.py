@@ -4,6 +4,7 @@ submissions, in one run. Not a test; run it by hand from the repository root:
 
     PYTHONPATH=$PWD .venv/bin/python tests/scripts/benchmark_grading.py [--students 40] [--assignments ex01_graph ...]
         [--demo] [--baseline-ref GIT_REF] [--no-nbgrader] [--repeat N]
+    PYTHONPATH=$PWD .venv/bin/python tests/scripts/benchmark_grading.py --growth 40 160 640 [--growth-jobs 1 2]
 
 ``--baseline-ref afb1b5e`` also grades the class with the grader of that commit (afb1b5e: the
 last one before the sandbox, forks of a warm worker process) at --jobs 1 and 2: its
@@ -22,7 +23,18 @@ some answers that kill their process. Prints seconds per notebook, the speed-up,
 Jupyter kernel plus `import torch` costs against starting a grading sandbox and one submission
 process in it, and where our time per notebook goes: sandbox start (once per grading thread),
 fork + channel, cells, reaping, the outside re-check (verdict), the feedback page, the rest of
-grading one notebook (reading, assembling), and the solutions' own runs (once per assignment).
+grading one notebook (reading, assembling), and the solutions' own runs (once per assignment);
+and a notebook's cost against its cells' own time: the run's wall time per notebook (start-up
+included) over the time the submission processes spent in IPython's ``run_cell`` for the graded
+notebooks' cells, measured inside each process (``CellRun.seconds``; the solutions' runs, the
+process's set-up, the channel and the judging are not in it).
+
+``--growth 40 160 640`` instead grades classes of that many ex01 notebooks, each in a fresh
+interpreter, at each of ``--growth-jobs``: seconds per notebook, the slope between sizes (what one
+more notebook costs once the sandboxes started), both against the cells' own time, the grader's
+peak RSS (its own process, ``ru_maxrss``) and the peak of the proportional set size (``Pss``) of
+the grader with every process below it (containers, fork servers, submission processes), sampled
+every 0.2 s.
 """
 
 from __future__ import annotations
@@ -31,6 +43,7 @@ import argparse
 import functools
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -107,27 +120,30 @@ class Phases:
 
     # (object, attribute, phase): the names as the callers look them up
     PIECES: ClassVar[list] = [
-        (Sandbox, "start", "sandbox start"),
+        (Sandbox, "launch", "sandbox start (bwrap)"),
+        (Sandbox, "ready", "sandbox start (waiting for its fork server's imports)"),  # a call per fork
         (Sandbox, "close", "sandbox close"),
         (Sandbox, "open_channel", "fork + channel"),
         (Sandbox, "reap", "reap (kill, clean /tmp)"),
         (grade_one, "run_cells", "cells"),
         (grade_one, "verdict", "re-check (verdict)"),
         (batch, "grade_notebook", "rest of grade_notebook (read, assemble, withhold)"),
-        (batch, "render_feedback", "feedback page"),
+        (batch, "write_feedback", "feedback page"),
         (batch, "solution_records", SOLUTION_RUNS),
         (Store, "__init__", STORE + "open the gradebook"),
         (Store, "prepare", STORE + "the assignments' structure"),
-        (Store, "record", STORE + "record a submission (one transaction)"),
+        (Store, "record_all", STORE + "record the submissions graded meanwhile (one transaction)"),
         (batch, "grade_rows", STORE + "read the views' rows"),
         (batch, "write_csv", STORE + "write grades.csv"),
     ]
 
-    OWN = ("sandbox start", "sandbox close")  # kept apart even when a solution's run starts the sandbox
+    # kept apart even when a solution's run starts the sandbox
+    OWN = ("sandbox start (bwrap)", "sandbox start (waiting for its fork server's imports)", "sandbox close")
 
     def __init__(self):
         self.seconds, self.calls = defaultdict(float), defaultdict(int)
         self._local, self._lock = threading.local(), threading.Lock()
+        self.own_cells = 0.0  # the cells' own time, in their processes (CellRun.seconds), solutions' left out
 
     def _wrap(self, fn, phase: str):
         @functools.wraps(fn)
@@ -139,7 +155,11 @@ class Phases:
             stack.append(frame)
             start = time.perf_counter()
             try:
-                return fn(*args, **kwargs)
+                result = fn(*args, **kwargs)
+                if phase == "cells" and label == phase:
+                    with self._lock:
+                        self.own_cells += sum(cell.seconds for cell in result.cells)
+                return result
             finally:
                 elapsed = time.perf_counter() - start
                 stack.pop()
@@ -165,23 +185,37 @@ class Phases:
     def print(self, notebooks: int, wall: float) -> None:
         total = sum(self.seconds.values())
         print(f"  where the time went (summed over threads; wall {wall:.1f} s):")
-        for _, _, phase in self.PIECES:
+        for phase in dict.fromkeys(phase for _, _, phase in self.PIECES):
             if phase in self.seconds:
                 s = self.seconds[phase]
                 print(f"    {phase:<50} {s:7.2f} s  {s / notebooks:6.3f} s/notebook  ({self.calls[phase]} calls)")
         print(f"    {'(measured pieces, total)':<50} {total:7.2f} s  {total / notebooks:6.3f} s/notebook")
         store = sum(s for phase, s in self.seconds.items() if phase.startswith(STORE))
         print(f"    the store's pieces: {store:.2f} s, {100 * store / wall:.1f} % of the wall time")
+        print(f"  {cost_line(wall, notebooks, self.own_cells)}")
+
+
+def cost_line(wall: float, notebooks: int, own_cells: float) -> str:
+    """A notebook's cost against its cells' own time: the wall time of the whole run (start-up,
+    solutions and all) per notebook, over the time the submission processes spent running the
+    graded notebooks' cells (``CellRun.seconds``: measured inside each process around IPython's
+    ``run_cell``; its own set-up, the channel and judging are not in it), per notebook."""
+    own = own_cells / notebooks
+    return (
+        f"a notebook's cost {wall / notebooks:.3f} s (wall / notebooks) against its cells' own time "
+        f"{own:.3f} s (in the submission process): {wall / notebooks / own if own else float('nan'):.2f}x"
+    )
 
 
 BASELINE_SCRIPT = """\
-import json, sys, time
+import inspect, json, sys, time
 from pathlib import Path
 import autograder
 assert Path(autograder.__file__).resolve().is_relative_to(Path.cwd().resolve()), autograder.__file__
 from autograder.grading.batch import grade_class
+solutions = ["solutions"] if "solutions" in inspect.signature(grade_class).parameters else []  # a later signature
 start = time.perf_counter()
-rows = grade_class(Path(sys.argv[1]), Path(sys.argv[2]), jobs=int(sys.argv[3]), progress=False)
+rows = grade_class(Path(sys.argv[1]), Path(sys.argv[2]), *map(Path, solutions), jobs=int(sys.argv[3]), progress=False)
 print(json.dumps({"seconds": time.perf_counter() - start, "rows": rows}))
 """
 
@@ -253,6 +287,101 @@ def start_up_costs() -> None:
     )
 
 
+def grade_once(submitted: Path, out: Path, jobs: int) -> None:
+    """Grade ``submitted`` once in this process (``--grade-once``, run by :func:`growth` in a fresh
+    interpreter) and print, as JSON, the wall time of ``grade_class``, the cells' own time and this
+    process's peak RSS (``ru_maxrss``: the grader alone, its threads included, not its children)."""
+    with Phases().active() as phases:
+        start = time.perf_counter()
+        rows = grade_class(submitted, out, COURSE_ROOT / "solutions", jobs=jobs, progress=False)
+        seconds = time.perf_counter() - start
+    print(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "own_cells": phases.own_cells,
+                "rows": len(rows),
+                "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+            }
+        )
+    )
+
+
+def _memory_kib(pid: int) -> int:
+    """A process's proportional set size (``Pss`` of ``/proc/PID/smaps_rollup``: pages shared
+    with others, as a fork server's with its submission processes, count by their share), KiB."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _tree(root: int) -> list[int]:
+    """``root`` and every process below it (the sandboxes, their fork servers and submissions)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+                parents[int(entry)] = int(stat[stat.rindex(")") + 2 :].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    found, frontier = [root], [root]
+    while frontier:
+        frontier = [pid for pid, parent in parents.items() if parent in frontier]
+        found += frontier
+    return found
+
+
+def growth(tmp: Path, sizes: list[int], jobs_list: list[int]) -> None:
+    """Grade classes of ``sizes`` x ex01 at each of ``jobs_list``, each in a fresh interpreter:
+    seconds per notebook, the slope between sizes (a notebook's cost once started), the cells'
+    own time, the grader's peak RSS (its own process) and the peak of the proportional memory of
+    the grader with every process below it (sampled every 0.2 s)."""
+    print(
+        f"\n{'notebooks':>9} {'jobs':>4} {'seconds':>8} {'s/notebook':>10} {'slope s/nb':>10} "
+        f"{'cells s/nb':>10} {'cost/cells':>10} {'slope/cells':>11} {'grader RSS':>10} {'with children':>13}"
+    )
+    for jobs in jobs_list:
+        last = None
+        for size in sizes:
+            submitted = tmp / f"growth-{size}" / "submitted"
+            if not submitted.exists():
+                build_class(submitted, size, ["ex01_graph"])
+            out = tmp / f"growth-{size}" / f"out{jobs}"
+            command = [sys.executable, __file__, "--grade-once", str(submitted), str(out), str(jobs)]
+            grader = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+            peak, stop = [0], threading.Event()
+
+            def sample(grader=grader, peak=peak, stop=stop):
+                while not stop.wait(0.2):
+                    peak[0] = max(peak[0], sum(_memory_kib(pid) for pid in _tree(grader.pid)))
+
+            sampler = threading.Thread(target=sample)
+            sampler.start()
+            stdout, _ = grader.communicate()
+            stop.set()
+            sampler.join()
+            if grader.returncode != 0:
+                raise RuntimeError(f"grading {size} notebooks failed")
+            done = json.loads(stdout.strip().splitlines()[-1])
+            seconds, own = done["seconds"], done["own_cells"] / size
+            slope = (seconds - last[1]) / (size - last[0]) if last else float("nan")
+            print(
+                f"{size:>9} {jobs:>4} {seconds:>8.1f} {seconds / size:>10.3f} {slope:>10.3f} {own:>10.3f} "
+                f"{seconds / size / own:>9.2f}x {slope / own:>10.2f}x {done['maxrss_kib'] / 1024:>7.0f} MiB "
+                f"{peak[0] / 1024:>9.0f} MiB",
+                flush=True,
+            )
+            last = (size, seconds)
+            shutil.rmtree(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=40)
@@ -271,9 +400,27 @@ def main() -> None:
         help="grade N times with each of our settings (and the baseline), interleaved; "
         "the best time counts (the load of a shared machine varies)",
     )
+    parser.add_argument(
+        "--growth",
+        metavar="N",
+        type=int,
+        nargs="*",
+        help="instead: how the cost grows, grading N x ex01 for each N (e.g. 40 160 640) in a fresh "
+        "interpreter each, at each of --growth-jobs",
+    )
+    parser.add_argument("--growth-jobs", metavar="J", type=int, nargs="*", default=[1, 2])
+    parser.add_argument("--grade-once", nargs=3, metavar=("SUBMITTED", "OUT", "JOBS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.grade_once:
+        submitted, out, jobs = args.grade_once
+        grade_once(Path(submitted), Path(out), int(jobs))
+        return
     load = os.getloadavg()[0]
     print(f"load average {load:.1f} on {os.cpu_count()} cores (other work on the machine skews these figures)")
+    if args.growth:
+        with tempfile.TemporaryDirectory() as tmp:
+            growth(Path(tmp), sorted(args.growth), args.growth_jobs)
+        return
     start_up_costs()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

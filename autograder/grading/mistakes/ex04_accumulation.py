@@ -41,8 +41,8 @@ MISTAKES = {
         },
         "fails": {"q2_check": "is exactly 3x the expected value: each micro-batch's mean loss was not scaled"},
     },
-    # Q2: divided by the number of micro-batches: right for equal ones (visible), wrong when the last
-    # micro-batch is smaller (hidden).
+    # Q2: divided by the number of micro-batches: right for equal ones, wrong when the last micro-batch
+    # is smaller (the second visible split, 4 + 4 + 3 samples, and hidden ones).
     "ex04-q2-divide-by-count": {
         "answers": {
             "q2_answer": """def accumulate(model, x, y, micro_batch):
@@ -51,7 +51,7 @@ MISTAKES = {
         (F.mse_loss(model(xb), yb) / len(chunks)).backward()
 """
         },
-        "fails": {"q2_check": "each loss divided by the number of micro-batches (wrong when the last one is smaller"},
+        "fails": {"q2_check": "Dividing each loss by the number of micro-batches is right only when"},
     },
     # Q2: zero_grad() inside the loop: only the last micro-batch's gradient is left.
     "ex04-q2-zero-inside": {
@@ -63,7 +63,7 @@ MISTAKES = {
         (F.mse_loss(model(xb), yb) * (len(xb) / n)).backward()
 """
         },
-        "fails": {"q2_check": "Was .grad zeroed inside the loop (then only the last micro-batch's gradient is left)"},
+        "fails": {"q2_check": ".grad was reset between micro-batches (zero_grad(), or .grad set to None"},
     },
     # Q2: the micro-batch losses summed and backwarded once: right gradients, but every micro-batch's
     # graph is alive at the same time, as with the full batch.

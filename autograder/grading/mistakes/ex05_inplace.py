@@ -60,7 +60,7 @@ MISTAKES = {
     return ((out @ v) ** 2).mean()
 """
         },
-        "fails": {"q3_check": "the in-place changes were hidden from autograd (.data, or under torch.no_grad())"},
+        "fails": {"q3_check": "a change made through .data or under torch.no_grad() is not recorded"},
     },
     # Q3: clone() after the first in-place change: the sigmoid's output is already modified.
     "ex05-q3-clone-too-late": {

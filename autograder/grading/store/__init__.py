@@ -1,9 +1,10 @@
 """Where graded submissions are kept: nbgrader's own gradebook, and the views written from it.
 
 gradebook   nbgrader's ``Gradebook`` (``gradebook.db`` or any ``db_url``) as the store: the assignment's
-            structure as ``generate_assignment`` records it, one transaction per graded submission
-            (scores, the failure message as the autograder comment, the status), late penalties
-            through nbgrader's late-submission plugin; a lock so two runs never interleave on SQLite
+            structure as ``generate_assignment`` records it, each graded submission whole in one
+            transaction (with the others graded meanwhile; scores, the failure message as the
+            autograder comment, the status), late penalties through nbgrader's late-submission
+            plugin; a lock so two runs never interleave on SQLite
 config      the nbgrader configuration of a course folder (``nbgrader_config.py``), as nbgrader loads it
 views       ``grades.csv`` written from the store, atomically
 

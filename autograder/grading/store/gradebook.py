@@ -7,9 +7,11 @@ grader's scores, ``nbgrader export`` exports them and manual grades are added on
 - the assignment's structure (notebook, grade, solution and source cells, checksums) is recorded
   by nbgrader's own preprocessors, run on ``solutions/`` as ``nbgrader generate_assignment`` runs
   them, when it is missing or its test cells or points changed;
-- each graded submission is one transaction: the ``SubmittedAssignment`` with its timestamp,
-  each test cell's ``Grade.auto_score`` (a manual score given in formgrader is kept and the cell
-  marked for review, as ``nbgrader autograde`` does), the failure message as that cell's
+- each graded submission is written whole, in one transaction (a class run records together the
+  submissions graded while it wrote the last ones, :meth:`Store.record_all`: one commit for all):
+  the ``SubmittedAssignment`` with its timestamp, each test cell's ``Grade.auto_score`` (a manual
+  score given in formgrader is kept and the cell marked for review, as ``nbgrader autograde``
+  does), the failure message as that cell's
   ``Comment.auto_comment`` (last line ``[cause: <key>]`` when the check named a cause), the
   grader's status (a table of its own, ``autograder_status``, in the same database), and the
   late penalty from nbgrader's late-submission plugin (``AssignLatePenalties.plugin_class``);
@@ -226,44 +228,66 @@ class Store:
         Returns:
             The submission's score (after any late penalty) before and after.
         """
+        return self.record_all([(result, notebook_file, timestamp)])[0]
+
+    def record_all(self, items) -> list[Recorded]:
+        """Write graded submissions, each as :meth:`record` writes one, in one transaction: all of
+        them or none (a run killed meanwhile loses this batch, which a rerun grades again), one
+        commit (and one ``fsync`` of a SQLite gradebook) for all. ``items``: ``(result,
+        notebook_file, timestamp)`` of distinct submissions.
+
+        Returns:
+            A :class:`Recorded` per item, in order.
+        """
         for attempt in (1, 2):
             try:
-                return self._record(result, notebook_file, timestamp)
+                return self._record_all(items)
             except IntegrityError:
                 if attempt == 2:
                     raise
                 # a server gradebook: another writer added the same student meanwhile; again, finding it
+        raise AssertionError("unreachable")
 
-    def _record(self, result, notebook_file: str, timestamp: datetime | None) -> Recorded:
+    def _record_all(self, items) -> list[Recorded]:
+        db, written = self.gb.db, []
+        try:
+            for result, notebook_file, timestamp in items:
+                written.append(self._write(result, notebook_file, timestamp))
+            db.commit()
+        except BaseException:
+            db.rollback()
+            raise
+        recorded = []
+        for submission, old in written:
+            db.expire(submission)
+            recorded.append(Recorded(old, _final(submission), float(submission.late_submission_penalty or 0)))
+        return recorded
+
+    def _write(self, result, notebook_file: str, timestamp: datetime | None):
+        """Write one submission into the open transaction; ``(its SubmittedAssignment, old score)``."""
         gb, db = self.gb, self.gb.db
         assignment = gb.find_assignment(result.assignment_id)
         notebook_id = Path(notebook_file).stem
         by_id = {q.grade_id: q for q in result.questions}
         try:
+            submission = gb.find_submission(result.assignment_id, result.student_id)
+            old = _final(submission)
+        except MissingEntry:
             try:
-                submission = gb.find_submission(result.assignment_id, result.student_id)
-                old = _final(submission)
-            except MissingEntry:
-                try:
-                    student = gb.find_student(result.student_id)
-                except MissingEntry:  # added in this same transaction (gb.add_student would commit apart)
-                    student = Student(id=result.student_id)
-                    db.add(student)
-                submission, old = SubmittedAssignment(assignment=assignment, student=student), None
-                db.add(submission)
-            submission.timestamp = timestamp
-            with db.no_autoflush:  # objects are built whole before anything is written
-                graded = self._fill(submission, assignment, notebook_id, by_id)
-            db.flush()
-            db.merge(_Status(submission_id=submission.id, status=result.status))
-            if graded is not None:
-                self._late_penalty(submission, graded)
-            db.commit()
-        except BaseException:
-            db.rollback()
-            raise
-        db.expire(submission)
-        return Recorded(old, _final(submission), float(submission.late_submission_penalty or 0))
+                student = gb.find_student(result.student_id)
+            except MissingEntry:  # added in this same transaction (gb.add_student would commit apart)
+                student = Student(id=result.student_id)
+                db.add(student)
+            submission, old = SubmittedAssignment(assignment=assignment, student=student), None
+            db.add(submission)
+        submission.timestamp = timestamp
+        with db.no_autoflush:  # objects are built whole before anything is written
+            graded = self._fill(submission, assignment, notebook_id, by_id)
+        db.flush()
+        db.merge(_Status(submission_id=submission.id, status=result.status))
+        if graded is not None:
+            self._late_penalty(submission, graded)
+        return submission, old
 
     def _fill(self, submission, assignment, notebook_id: str, by_id: dict):
         """Set the grades and comments of ``submission`` from ``by_id`` (``{grade_id:

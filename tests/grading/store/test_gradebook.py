@@ -116,6 +116,27 @@ def test_a_failed_write_leaves_nothing_half_written(store, tmp_path, monkeypatch
         gb.find_submission("ex01", "ann")
 
 
+def test_a_batch_of_submissions_is_written_whole_or_not_at_all(store, tmp_path, monkeypatch):
+    """Are the submissions of one ``record_all`` all in the store after it, and, when writing the
+    last of them fails, none of them (the batch is one transaction; earlier batches stay)?"""
+    store.record(result("ann", 2.0), "ex01.ipynb", None)
+    recorded = store.record_all([(result(s, 2.0), "ex01.ipynb", None) for s in ("bob", "cy")])
+    assert [(r.old, r.new) for r in recorded] == [(None, 2.0), (None, 2.0)]
+    write = Store._write
+
+    def fail_on_eve(self, result, notebook_file, timestamp):
+        if result.student_id == "eve":
+            raise RuntimeError("the disk is full")
+        return write(self, result, notebook_file, timestamp)
+
+    monkeypatch.setattr(Store, "_write", fail_on_eve)
+    with pytest.raises(RuntimeError):
+        store.record_all([(result(s, 1.0), "ex01.ipynb", None) for s in ("ann", "dee", "eve")])
+    with Gradebook(f"sqlite:///{tmp_path}/gradebook.db") as gb:
+        assert sorted(s.student.id for s in gb.find_assignment("ex01").submissions) == ["ann", "bob", "cy"]
+        assert gb.find_submission("ex01", "ann").score == 2.0  # not the failed batch's 1.0
+
+
 def test_a_late_submission_is_penalised_by_the_courses_nbgrader_plugin(tmp_path, source):
     """With nbgrader's own `LateSubmissionPlugin.penalty_method = 'zero'` in the course's
     nbgrader_config.py, or an instructor's plugin class, is a late submission penalised (and an

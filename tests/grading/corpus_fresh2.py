@@ -27,6 +27,15 @@ WRONG = {
                 '"SumBackward0": 1, "AccumulateGrad": 2},\n'
                 "    }\n"
             },
+            "fails": {"q1_check": "one `h * 2` per pass of the while loop"},
+            "judged": "named",
+            "message": "4 of 5 Node counts for x_b are right; rethink: "
+            "MulBackward0\n"
+            "  - MulBackward0: x * w, tanh(h) * w and one `h * 2` "
+            "per pass of the while loop: how many passes does this x "
+            "make, with these values? (a hidden test: its inputs are "
+            "not shown)\n"
+            "[cause: prediction.node_counts_for_x_b.MulBackward0]",
         },
         "g01-02-square-no-2": {
             "cause": "forgets the factor 2 of the derivative of the square: dL/dp "
@@ -41,6 +50,17 @@ WRONG = {
                 '    return {"w": x.T @ dz, "b": '
                 "dz.sum()}\n"
             },
+            "fails": {"q2_check": "the factor 2 of the square's derivative forgotten"},
+            "judged": "named",
+            "message": "w is exactly 1/2 of the expected value: the factor 2 of "
+            "the square's derivative forgotten: d(p - y)**2 / dp = 2 * "
+            "(p - y).\n"
+            "  expected: [0.6325944662094116, 0.3459872901439667, "
+            "-0.2798413038253784]\n"
+            "  received: [0.3162972033023834, 0.17299364507198334, "
+            "-0.1399206519126892]\n"
+            "  (the same for b)\n"
+            "[cause: t",
         },
         "g01-03-no-dedup": {
             "cause": "walks next_functions recursively without remembering the Nodes "
@@ -55,6 +75,12 @@ WRONG = {
                 "_ in node.next_functions)\n"
                 "    return walk(t.grad_fn)\n"
             },
+            "fails": {"q3_check": "A Node reached by several paths is one Node"},
+            "judged": "named",
+            "message": "count_nodes((h * h.sin()).sum() with h = a.exp()) is wrong: "
+            "expected 5, got 7. A Node reached by several paths is one "
+            "Node: count it once (keep a set of the Nodes seen)\n"
+            "[cause: value.a_node_reached_by_several_paths]",
         },
     },
     "ex02_leaves": {
@@ -76,6 +102,12 @@ WRONG = {
                 '"g": True,  "s": True,  "k": True},\n'
                 "    }\n"
             },
+            "fails": {"q1_check": "so it is always a leaf"},
+            "judged": "named",
+            "message": "k: you predict requires_grad=False and "
+            "is_leaf=False, which cannot be: a tensor that does "
+            "not require grad has no grad_fn, so it is always a "
+            "leaf.",
         },
         "g01-02-create-graph-kept": {
             "cause": "uses torch.autograd.grad(loss, h, create_graph=True) "
@@ -88,6 +120,15 @@ WRONG = {
                 "h, create_graph=True)\n"
                 "    return g\n"
             },
+            "fails": {"q2_check": "create_graph=True records the gradient's own graph"},
+            "judged": "named",
+            "message": "d loss / d h is still attached to the autograd "
+            "graph (a leaf, requires_grad=True). "
+            "create_graph=True records the gradient's own "
+            "graph, which only a higher derivative needs: leave "
+            "it out, and return .detach()ed values.\n"
+            "  expected: [[-0.07213922590017319, "
+            "0.023937728255987167], [-0.04035979136824608, ",
         },
         "g01-02-float32-param": {
             "cause": "forgets the dtype: torch.randn(*shape) is float32, so "
@@ -97,6 +138,11 @@ WRONG = {
                 "    p = 0.1 * torch.randn(*shape)\n"
                 "    return p.requires_grad_()\n"
             },
+            "fails": {"q3_check": "create it with dtype=torch.float64"},
+            "judged": "named",
+            "message": "make_param(3, 2) returned dtype torch.float32 and "
+            "shape (3, 2), expected torch.float64 and (3, 2) "
+            "(create it with dtype=torch.float64).",
         },
     },
     "ex03_backward": {
@@ -111,6 +157,12 @@ WRONG = {
                 '            "E": "ok", "F": "error", "G": '
                 '"error", "H": "ok"}\n'
             },
+            "fails": {"q1_check": "its graph's Nodes save nothing for backward"},
+            "judged": "named",
+            "message": "3 of 4 predictions for A to D are right; rethink: B\n"
+            "  - B: its graph's Nodes save nothing for backward: "
+            "what could the first backward free?\n"
+            "[cause: prediction.predictions_for_a_to_d.B]",
         },
         "g01-03-loop-retain-all": {
             "cause": "thinks retain_graph=True keeps every step's graph "
@@ -131,6 +183,16 @@ WRONG = {
                 '            "peak with '
                 'retain_graph": steps * one_step}\n'
             },
+            "fails": {"q4_check": "3 graphs (iterations, micro-batches) counted"},
+            "judged": "partly",
+            "message": "alive after the loop with retain_graph (n=8, d=10, "
+            "h=20) is exactly 3x the expected figure: 3 graphs "
+            "(iterations, micro-batches) counted, where "
+            "backward frees each graph before the next one is "
+            "built?\n"
+            "  The expected figure is made of: x (the batch) "
+            "(320 B); the ReLU output (640 B); out - y (32 B).\n"
+            "  ",
         },
         "g01-03-no-create-graph": {
             "cause": "takes the first derivative without "
@@ -147,6 +209,16 @@ WRONG = {
                 "    return first.detach(), "
                 "second.detach()\n"
             },
+            "fails": {"q3_check": "ran without create_graph=True"},
+            "judged": "named",
+            "message": "derivatives raised RuntimeError: element 0 of "
+            "tensors does not require grad and does not have a "
+            "grad_fn\n"
+            "  raised in derivatives(), line 4: (second,) = "
+            "torch.autograd.grad(first.sum(), x)\n"
+            "You differentiate a gradient a second time "
+            "(element 0 of the outputs), and the first "
+            "torch.autograd.grad (or back",
         },
     },
     "ex04_accumulation": {
@@ -163,6 +235,16 @@ WRONG = {
                 '            "e": None, "f": [4.0, '
                 '4.0], "g": [4.0, 4.0]}\n'
             },
+            "fails": {"q1_check": "which give .grad a new tensor?"},
+            "judged": "named",
+            "message": "3 of 4 predictions for d to g are right; "
+            "rethink: g\n"
+            "  - g: logged is the tensor object .grad was "
+            "when it was logged, not a copy: which calls "
+            "change that tensor in place, and which give "
+            ".grad a new tensor? (a hidden test: its inputs "
+            "are not shown)\n"
+            "[cause: prediction.predictions_for_d_to_g.g]",
         },
         "g01-04-per-chunk-weight": {
             "cause": "weights each micro-batch's mean loss by 1 / "
@@ -180,6 +262,16 @@ WRONG = {
                 "yb) / "
                 "len(chunks)).backward()\n"
             },
+            "fails": {"q2_check": "Dividing each loss by the number of micro-batches"},
+            "judged": "named",
+            "message": "0.weight differs from the expected value "
+            "(relative error 1.1e-01 in max-norm; the test "
+            "is elementwise, |received - expected| <= atol "
+            "+ rtol * |expected| with rtol=1.3e-06, "
+            "atol=1e-05, and its worst element is off by "
+            "0.61 where 1.5e-05 is allowed). Not a "
+            "constant factor of the full-batch gradient: "
+            "is",
         },
         "g01-04-tanh-twice": {
             "cause": "counts the Tanh output twice (once for TanhBackward0, "
@@ -196,6 +288,15 @@ WRONG = {
                 'peak(n), "accumulation peak": '
                 "peak(min(micro_batch, n))}\n"
             },
+            "fails": {"q3_check": "exactly the size of the Tanh output. Was it counted twice?"},
+            "judged": "named",
+            "message": "full batch peak (n=12, micro_batch=4, d=8, h=32) is "
+            "1536 B too high: exactly the size of the Tanh "
+            "output. Was it counted twice? A storage saved by "
+            "several Nodes (or through views) is kept, and "
+            "counted, once. Or is it the first Linear's output "
+            "(Tanh saves its output), which no Node saves for "
+            "backward",
         },
     },
     "ex05_inplace": {
@@ -207,6 +308,16 @@ WRONG = {
             "answers": {
                 "q1_answer": 'def versions():\n    return {"a": 3, "b": 3, "c": 1, "d": 1, "e": 1, "f": 0, "g": 1}\n'
             },
+            "fails": {"q1_check": "views, detach()); .data has a counter of its own"},
+            "judged": "named",
+            "message": "2 of 4 _version predictions (a, b, c, f) are "
+            "right; rethink: a, b\n"
+            "  - a: count every in-place write to a's storage "
+            "made through a itself or through anything "
+            "sharing its version counter (views, detach()); "
+            ".data has a counter of its own\n"
+            "  - b: b = a[1:3] is a view of a: whose version "
+            "counter does it r",
         },
         "g01-05-clone-after-scale": {
             "cause": "clones g only before g[:, 0] = 1, leaving g *= 2 in "
@@ -223,6 +334,15 @@ WRONG = {
                 "    return ((out @ v) ** "
                 "2).mean()\n"
             },
+            "fails": {"q3_check": "output 0 of Sigmoid"},
+            "judged": "named",
+            "message": "backward raised RuntimeError: one of the "
+            "variables needed for gradient computation has "
+            "been modified by an inplace operation: "
+            "[torch.DoubleTensor [4, 5]], which is output 0 of "
+            "Sigmoid, is at version 1; expected version 0 "
+            "instead. Hint: enable anomaly detection to find "
+            "the operation that failed to co",
         },
         "g01-05-clone-free": {
             "cause": "thinks the clone costs nothing saved (after = before); the "
@@ -234,6 +354,14 @@ WRONG = {
                 '    return {"before": before, "after": '
                 "before}\n"
             },
+            "fails": {"q4_check": "exactly the size of one [n, h] activation"},
+            "judged": "partly",
+            "message": "saved bytes after (n=4, d=3, h=5) is 80 B too low: "
+            "exactly the size of one [n, h] activation. Which Node "
+            "saves it for backward?\n"
+            "  expected: 384 B\n"
+            "  received: 304 B\n"
+            "[cause: bytes.missing.one_n_h_activation]",
         },
     },
     "ex06_grad_modes": {
@@ -257,6 +385,14 @@ WRONG = {
                 '"J": None, "K": None, "L": '
                 '"not_built"}\n'
             },
+            "fails": {"q2_check": "is the clone an inference tensor, or a normal one?"},
+            "judged": "named",
+            "message": "11 of 12 answers are right; rethink: E\n"
+            "  - E: t.clone() runs outside inference "
+            "mode: is the clone an inference tensor, or "
+            "a normal one? (a hidden test: its inputs "
+            "are not shown)\n"
+            "[cause: prediction.answers.E]",
         },
         "g01-06-detach-after": {
             "cause": "runs the backbone with grad enabled and detaches its "
@@ -271,6 +407,15 @@ WRONG = {
                 "F.cross_entropy(head(features), "
                 "target)\n"
             },
+            "fails": {"q3_check": "what the backbone saves when it runs in grad mode"},
+            "judged": "named",
+            "message": "peak bytes saved during head_loss (N=5) is 336 B "
+            "too high: exactly what the backbone saves when it "
+            "runs in grad mode (run it under torch.no_grad()).\n"
+            "  expected: 264 B\n"
+            "  received: 600 B\n"
+            "[cause: "
+            "bytes.extra.what_the_backbone_saves_when_it]",
         },
         "g01-06-copy-no-nograd": {
             "cause": "updates the target's parameters in place with copy_ "
@@ -285,6 +430,16 @@ WRONG = {
                 "        pt.copy_((1 - tau) * pt + "
                 "tau * po)\n"
             },
+            "fails": {"q5_check": "a leaf Variable that requires grad is being used in an in-place operation"},
+            "judged": "named",
+            "message": "soft_update raised RuntimeError: a leaf Variable "
+            "that requires grad is being used in an in-place "
+            "operation.\n"
+            "  raised in soft_update(), line 3: pt.copy_((1 - "
+            "tau) * pt + tau * po)\n"
+            "You modified in place a leaf tensor that requires "
+            "grad (a parameter, or a tensor created with "
+            "requires_grad=True) while a",
         },
     },
     "ex07_memory": {
@@ -298,6 +453,14 @@ WRONG = {
                 "square\n"
                 "    return 4 * n * (h1 + h2 + 1)\n"
             },
+            "fails": {"q1_check": "exactly the size of x (saved by the first Linear)"},
+            "judged": "named",
+            "message": "saved bytes for n=8, d=5, h1=6, h2=3 is 160 B too low: "
+            "exactly the size of x (saved by the first Linear). Which "
+            "Node saves it for backward?\n"
+            "  expected: 480 B\n"
+            "  received: 320 B\n"
+            "[cause: bytes.missing.x]",
         },
         "g01-07-val-with-graph": {
             "cause": "logs floats, but computes the validation loss with grad "
@@ -318,6 +481,15 @@ WRONG = {
                 "val_loss.item()))\n"
                 "    return log\n"
             },
+            "fails": {"q2_check": "evaluate under torch.no_grad()"},
+            "judged": "named",
+            "message": "how the validation forwards ran is wrong: expected "
+            "'without a graph', got 'in grad mode'. Your loop ran "
+            "the validation forward with grad mode on: it records "
+            "a graph nobody will backward, whose saved tensors "
+            "stay alive until the next one replaces it; evaluate "
+            "under torch.no_grad().\n"
+            "[cause: value.your",
         },
         "g01-07-total-keeps": {
             "cause": "predicts that G (total = total + loss after each backward) "
@@ -326,6 +498,13 @@ WRONG = {
             "answers": {
                 "q3_answer": 'def steps_alive():\n    return {"A": 0, "B": 4, "C": 1, "D": 4, "E": 4, "F": 0, "G": 4}\n'
             },
+            "fails": {"q3_check": "but each was backwarded (without retain_graph) first"},
+            "judged": "named",
+            "message": "6 of 7 predictions are right; rethink: G\n"
+            "  - G: total links every step's graph, but each was "
+            "backwarded (without retain_graph) first (a hidden test: "
+            "its inputs are not shown)\n"
+            "[cause: prediction.predictions.G]",
         },
     },
     "ex08_checkpoint": {
@@ -341,9 +520,16 @@ WRONG = {
                 "round(math.sqrt(len(model))))\n"
                 "    return "
                 "checkpoint_sequential(model, "
-                "segments, x, "
-                "use_reentrant=True)\n"
+                "segments, x, use_reentrant=True)\n"
             },
+            "fails": {"q1_check": "whose inputs do not require grad"},
+            "judged": "named",
+            "message": "Some parameters got no gradient (.grad still "
+            "zero: 0.0.weight, 0.0.bias, 1.0.weight, ...): "
+            "your code ran a reentrant checkpoint "
+            "(use_reentrant=True, or left out: the default) "
+            "whose inputs do not require grad: it records "
+            "nothing for backward; pass use_reentrant=False.",
         },
         "g01-08-ties-largest": {
             "cause": "measures every count but keeps the last of the tied counts (<= instead of <), not the smallest",
@@ -366,6 +552,14 @@ WRONG = {
                 "peak\n"
                 "    return best\n"
             },
+            "fails": {"q2_check": "of equal peaks keep the first, the smallest count"},
+            "judged": "named",
+            "message": "best segment count for 6 blocks of kind 'tanh' is "
+            "wrong: expected 2, got 3. 3 segments tie for the "
+            "smallest peak with a smaller count: of equal peaks "
+            "keep the first, the smallest count (the question's "
+            "rule for ties).\n"
+            "[cause: value.segments_tie_for_the_smallest_peak]",
         },
         "g01-08-default-nonreentrant": {
             "cause": "thinks leaving use_reentrant out (D) means "
@@ -393,6 +587,17 @@ WRONG = {
                 '"head grad is None": False},\n'
                 "    }\n"
             },
+            "fails": {"q3_check": "which variant runs by default in this PyTorch?"},
+            "judged": "named",
+            "message": "3 of 4 h.requires_grad predictions are "
+            "right; rethink: D: h.requires_grad\n"
+            "  - D: h.requires_grad: use_reentrant left "
+            "out: which variant runs by default in this "
+            "PyTorch?; the reentrant variant is one "
+            "Function whose inputs are the block's "
+            "arguments only\n"
+            "[cause: "
+            "prediction.h_requires_grad_predictions.D",
         },
     },
     "ex09_functions": {
@@ -417,6 +622,14 @@ WRONG = {
                 "        (s,) = ctx.saved_tensors\n"
                 "        return grad * s, None\n"
             },
+            "fails": {"q1_check": "a tensor computed inside forward"},
+            "judged": "named",
+            "message": "what StableSoftplus saves for backward (beta=1.0) is "
+            "wrong: expected 'x or the output', got 'a tensor "
+            "made inside forward'. StableSoftplus saves for "
+            "backward a tensor computed inside forward, neither x "
+            "nor the output: forward runs without recording, so "
+            "that tensor has no graph back to x, and under c",
         },
         "g01-09-naive-forward": {
             "cause": "writes forward as it reads, log1p(exp(beta * x)) / "
@@ -438,6 +651,15 @@ WRONG = {
                 "        return grad * "
                 "torch.sigmoid(ctx.beta * x), None\n"
             },
+            "fails": {"q1_check": "Is forward stable (no inf or nan)"},
+            "judged": "named",
+            "message": "StableSoftplus(x, beta=1.0) differs from the "
+            "expected value (relative error inf in max-norm; the "
+            "test is elementwise, |received - expected| <= atol "
+            "+ rtol * |expected| with rtol=1e-07, atol=1e-07, "
+            "and its worst element is off by inf where 8e-05 is "
+            "allowed). Is forward stable (no inf or nan) and "
+            "divi",
         },
         "g01-09-float-mask": {
             "cause": "saves the mask converted to x's dtype ((x > "
@@ -459,6 +681,14 @@ WRONG = {
                 "        return grad * (mask + (1 - mask) "
                 "* ctx.slope), None\n"
             },
+            "fails": {"q2_check": "x or the output cost 4 bytes per element"},
+            "judged": "misleading",
+            "message": "saved bytes of LeanLeakyReLU, x: [8, 16] float32 is "
+            "wrong: expected 128, got 512. More than a bool mask is "
+            "saved: x or the output cost 4 bytes per element in "
+            "float32 (8 in float64), a mask x > 0 costs 1. Save "
+            "only the mask.\n"
+            "[cause: value.more_than_a_bool_mask_is]",
         },
         "g01-09-ctx-attr-freed": {
             "cause": "thinks the ctx attribute h is freed by backward like "
@@ -471,6 +701,15 @@ WRONG = {
                 '"h": False, "g": False, '
                 '"y_after_del": True}\n'
             },
+            "fails": {"q3_check": "a ctx attribute lives as long as the Node"},
+            "judged": "named",
+            "message": "2 of 3 predictions (x, h, g) are right; rethink: "
+            "h\n"
+            "  - h: h is a ctx attribute (ctx.h = h), not a "
+            "saved tensor: backward frees saved tensors, but a "
+            "ctx attribute lives as long as the Node, and y "
+            "(kept) holds its grad_fn, the Node.\n"
+            "[cause: prediction.predictions.h]",
         },
     },
     "ex10_hooks": {
@@ -495,6 +734,15 @@ WRONG = {
                 "handles.append(module.register_full_backward_hook(hook))\n"
                 "    return handles\n"
             },
+            "fails": {"q1_check": "passes its inputs and outputs through BackwardHookFunction"},
+            "judged": "named",
+            "message": "run raised RuntimeError: Output 0 of "
+            "BackwardHookFunction is a view and is being "
+            "modified inplace. This view was created inside a "
+            "custom Function (or because an input was returned "
+            "as-is) and the autograd logic to handle "
+            "view+inplace would override the custom backward "
+            "associated with the custom Funct",
         },
         "g01-10-tensor-hook-clip": {
             "cause": "clips with a tensor hook (p.register_hook): it sees "
@@ -508,6 +756,39 @@ WRONG = {
                 "model.parameters() if "
                 "p.requires_grad]\n"
             },
+            "fails": {"q2_check": "A tensor hook on a parameter (register_hook) sees only the new contribution"},
+            "judged": "named",
+            "message": "where .grad lies after 2 backward calls is wrong: "
+            "expected 'within [-clip, clip]', got 'outside "
+            "[-clip, clip], tensor hooks on the parameters'. "
+            "After one backward call .grad was clipped, but after "
+            "2 accumulated calls entries lie outside [-clip, "
+            "clip]: the clipping did not act on the accumulated "
+            ".gra",
+        },
+        "g01-10-lambda-returns": {
+            "cause": "(written as an unusual correct answer, but wrong) the "
+            "post-accumulate hook is a lambda, which returns the "
+            "tensor clamp_ returns; such hooks must return None, and "
+            "PyTorch raises",
+            "answers": {
+                "q2_answer": "def attach_clip_hooks(model, clip):\n"
+                "    return "
+                "[p.register_post_accumulate_grad_hook(lambda "
+                "p: p.grad.clamp_(-clip, clip))\n"
+                "            for p in model.parameters() "
+                "if p.requires_grad]\n"
+            },
+            "fails": {"q2_check": "A lambda returns what its expression returns"},
+            "judged": "named",
+            "message": "run raised RuntimeError: Tensor post accumulate grad "
+            "hooks should return None.\n"
+            "  raised in run(), line 16: "
+            "model(x).pow(2).sum().backward()\n"
+            "A hook registered with "
+            "register_post_accumulate_grad_hook returned a value. "
+            "It gets the parameter after .grad was written and must "
+            "return None (it changes p.gra",
         },
         "g01-10-frozen-counted": {
             "cause": "peak_grad_bytes counts every parameter, frozen ones too "
@@ -534,6 +815,13 @@ WRONG = {
                 "    return max(sizes) if fused else "
                 "sum(sizes)\n"
             },
+            "fails": {"q3_check": "peak_grad_bytes counts the frozen parameters too"},
+            "judged": "named",
+            "message": "what peak_grad_bytes counts is wrong. peak_grad_bytes "
+            "counts the frozen parameters too: a parameter with "
+            "requires_grad=False gets no .grad. (a hidden test: its "
+            "inputs are not shown)\n"
+            "[cause: value.peak_grad_bytes_counts_the_frozen]",
         },
         "g01-10-unpack-no-cast": {
             "cause": "unpack returns the 16-bit tensor as it is, without "
@@ -557,6 +845,15 @@ WRONG = {
                 "\n"
                 "    return pack, unpack\n"
             },
+            "fails": {"q4_check": "returns a tensor of another dtype or shape than the one pack received"},
+            "judged": "named",
+            "message": "run raised RuntimeError: expected m1 and m2 to have "
+            "the same dtype, but got: float != c10::Half\n"
+            "  raised in run(), line 39: grads = "
+            "torch.autograd.grad(loss, list(model.parameters()))\n"
+            "This error (a dtype mismatch) was raised during "
+            "backward, where autograd computes with the tensors "
+            "forward saved, un",
         },
     },
     "ex11_mixed_precision": {
@@ -572,6 +869,14 @@ WRONG = {
                 "sum(isinstance(m, nn.Linear) "
                 "for m in model.modules())\n"
             },
+            "fails": {"q1_check": "The input's cast left out"},
+            "judged": "named",
+            "message": "ToCopyBackward0 Nodes of mlp([8, 16, 4]) on "
+            "an input that requires grad is wrong: "
+            "expected 5, got 4. The input's cast left "
+            "out: x requires grad here, so its cast to "
+            "bfloat16 records a ToCopyBackward0 too.\n"
+            "[cause: value.the_inputs_cast_left_out]",
         },
         "g01-11-weight-casts-excluded": {
             "cause": "leaves out the bfloat16 copies of the "
@@ -590,6 +895,18 @@ WRONG = {
                 "    return 2 * batch * "
                 "sum(widths[:-1])\n"
             },
+            "fails": {"q2_check": "the bfloat16 copy of the weight of layer 2"},
+            "judged": "named",
+            "message": "saved bytes of mlp([8, 16, 16, 4]), "
+            "batch 3 is 640 B too low: exactly the "
+            "size of the bfloat16 copy of the "
+            "weight of layer 2 + the bfloat16 copy "
+            "of the weight of layer 3. Which Node "
+            "saves it for backward?\n"
+            "  expected: 880 B\n"
+            "  received: 240 B\n"
+            "[cause: "
+            "bytes.missing.the_bfloat_copy_of_the_weight]",
         },
         "g01-11-clip-scaled": {
             "cause": "clips the gradients while they are still scaled "
@@ -613,6 +930,16 @@ WRONG = {
                 "    scaler.step(optimizer)\n"
                 "    scaler.update()\n"
             },
+            "fails": {"q3_check": "call scaler.unscale_(optimizer) before clip_grad_norm_"},
+            "judged": "named",
+            "message": "the total norm of the last gradients, divided "
+            "by max_norm is exactly 1/32768 of the expected "
+            "value: the scaled gradients were clipped: call "
+            "scaler.unscale_(optimizer) before "
+            "clip_grad_norm_.\n"
+            "  expected: 0.9999997317826202\n"
+            "  received: 3.051757923637071e-05\n"
+            "[cause: tensor.fraction.the_scaled_gradients",
         },
         "g01-11-no-update": {
             "cause": "forgets scaler.update(): the scale is never halved after the inf step (and never grows)",
@@ -632,6 +959,16 @@ WRONG = {
                 "max_norm)\n"
                 "    scaler.step(optimizer)\n"
             },
+            "fails": {"q3_check": "Your code never calls scaler.update()"},
+            "judged": "named",
+            "message": "scaled_step raised RuntimeError: unscale_() is "
+            "being called after step().\n"
+            "  raised in scaled_step(), line 6: "
+            "scaler.unscale_(optimizer)\n"
+            "GradScaler keeps, per optimizer, where it is in "
+            "the iteration (scaled, unscaled, stepped), and "
+            "only scaler.update() starts the next one; here a "
+            "call came out of tha",
         },
     },
     "ex12_higher_order": {
@@ -650,6 +987,16 @@ WRONG = {
                 "    return ((g.norm(dim=1) - 1) "
                 "** 2).mean()\n"
             },
+            "fails": {"q1_check": "with create_graph=True"},
+            "judged": "named",
+            "message": "0.weight is all zeros but should not be: your "
+            "penalty is a constant for autograd, so it does "
+            "not train the critic: compute the gradient "
+            "inside it with create_graph=True, and never "
+            "detach it (no .detach(), .data, .item() or "
+            "torch.no_grad() on the way).\n"
+            "  (the same for 0.bias, 2.weight)\n"
+            "[cause: tensor",
         },
         "g01-12-batch-norm": {
             "cause": "takes one norm of the whole [N, d] gradient "
@@ -663,6 +1010,16 @@ WRONG = {
                 "x_hat, create_graph=True)\n"
                 "    return (g.norm() - 1) ** 2\n"
             },
+            "fails": {"q1_check": "one norm for the whole batch"},
+            "judged": "named",
+            "message": "the penalty's value is 0.01801x the expected value: "
+            "one norm for the whole batch: take its 2-norm per "
+            "sample (over dim=1, one per row), not of the whole "
+            "[N, d] gradient.\n"
+            "  expected: 0.4190532863140106\n"
+            "  received: 0.007547155488282442\n"
+            "[cause: "
+            "tensor.fraction.one_norm_for_the_whole_batch]",
         },
         "g01-12-bytes-float32": {
             "cause": "per_sample_bytes assumes 4 bytes per element "
@@ -699,6 +1056,15 @@ WRONG = {
                 "model.parameters() if "
                 "p.requires_grad)\n"
             },
+            "fails": {"q2_check": "by no known part or whole multiple"},
+            "judged": "not named",
+            "message": "per_sample_bytes(model, batch_size) is wrong on "
+            "a hidden test (a hidden test shows neither its "
+            "inputs nor its values). The figure is too low, "
+            "by no known part or whole multiple.\n"
+            "  The expected figure is made of: the gradients "
+            "of ….weight; the gradients of ….bias; the "
+            "gradients of 2.weight; the gradi",
         },
         "g01-12-where-only": {
             "cause": "uses torch.where(r > 0, r**2 * log(r), 0) alone: the "
@@ -712,6 +1078,14 @@ WRONG = {
                 "* torch.log(r), "
                 "torch.zeros_like(r))\n"
             },
+            "fails": {"q3_check": "Masking a result does not mask its gradient"},
+            "judged": "named",
+            "message": "number of NaN or inf entries in the gradient is "
+            "wrong: expected 0, got 2. Masking a result does not "
+            "mask its gradient: torch.where's backward sends the "
+            "unused branch a gradient of 0, and each Node of "
+            "that branch combines that 0 with its own derivative "
+            "or saved values, infinite at 0 (log's 1/r, the f",
         },
     },
     "ex13_compile": {
@@ -724,6 +1098,14 @@ WRONG = {
                 '    return {"a": 0, "b": 1, "c": 0, "d": '
                 '0, "e": 1, "f": 2, "g": 1, "h": 0}\n'
             },
+            "fails": {"q1_check": "int() or float() of a tensor"},
+            "judged": "named",
+            "message": "3 of 4 predicted break counts (breaks, not graphs) of "
+            "e, f, g and h are right; rethink: h\n"
+            "  - h: a tensor turned into a Python number (.item(), "
+            "and int() or float() of a tensor, which call it) needs "
+            "the tensor's value, which tracing does not have: the "
+            "graph ends there (a hidden test: its inputs are ",
         },
         "g01-13-four-bytes": {
             "cause": "uses 4 bytes per element whatever the dtype (forgets "
@@ -737,6 +1119,15 @@ WRONG = {
                 '    return {"eager": 4 * n * size, '
                 '"aot_eager": 2 * n * size}\n'
             },
+            "fails": {"q2_check": "too low by exactly the size of exp(x)"},
+            "judged": "misleading",
+            "message": "predict_saved_bytes('softplus_cubed', 37, "
+            "torch.float64)['eager'] is wrong on a hidden test (a "
+            "hidden test shows neither its inputs nor its values). "
+            "The figure is too low by exactly the size of exp(x) or "
+            "log…p(exp(x)) (saved by pow). Which Node saves it for "
+            "backward?\n"
+            "[cause: bytes.missing.exp]",
         },
         "g01-13-scale-tensor-grad": {
             "cause": "replaces the Python float scale by the tensor "
@@ -752,6 +1143,15 @@ WRONG = {
                 "    return (h / "
                 "scale).pow(2).sum()\n"
             },
+            "fails": {"q3_check": "A tensor scale needs detach()"},
+            "judged": "named",
+            "message": "x differs from the expected value (relative error "
+            "2.1e-02 in max-norm; the test is elementwise, "
+            "|received - expected| <= atol + rtol * |expected| "
+            "with rtol=1.3e-06, atol=1e-05, and its worst "
+            "element is off by 0.021 where 1e-05 is allowed). "
+            "The loss is right but not its gradients: a "
+            "gradient flows wh",
         },
         "g01-13-kept-print-item": {
             "cause": "keeps the logging line print(..., h.mean().item()): .item() (and print) still break the graph",
@@ -766,6 +1166,15 @@ WRONG = {
                 "    return (h / "
                 "scale).pow(2).sum()\n"
             },
+            "fails": {"q3_check": "Unsupported Tensor.item() call"},
+            "judged": "named",
+            "message": "(graphs, breaks) reported by explain is wrong: "
+            "expected (1, 0), got (2, 1). Dynamo's reasons: "
+            "['Unsupported Tensor.item() call with "
+            "capture_scalar_outputs=False']. A print, .item() "
+            "(or float(), int()) and an if on a tensor's value "
+            "each break the graph; select with torch.where, keep "
+            "the scale a tenso",
         },
     },
     "ex14_distributed": {
@@ -787,6 +1196,15 @@ WRONG = {
                 "    return {name: p.grad for name, p "
                 "in model.named_parameters()}\n"
             },
+            "fails": {"q1_check": "summed over the ranks instead of averaged"},
+            "judged": "named",
+            "message": "0.weight is exactly 2x the expected value: the "
+            "gradients were summed over the ranks instead of "
+            "averaged (divide by world_size, or let DDP average "
+            "them)\n"
+            "  (the same for 0.bias, 2.weight, 2.bias)\n"
+            "[cause: "
+            "tensor.multiple.the_gradients_were_summed_over_the]",
         },
         "g01-14-ddp-divide-again": {
             "cause": "wraps the model in DDP and also divides the loss "
@@ -807,6 +1225,13 @@ WRONG = {
                 "name, p in "
                 "model.named_parameters()}\n"
             },
+            "fails": {"q1_check": "divided by 2 once too often"},
+            "judged": "partly",
+            "message": "0.weight is exactly 1/2 of the expected value: "
+            "divided by 2 once too often, or a mean taken "
+            "where a sum was meant.\n"
+            "  (the same for 0.bias, 2.weight, 2.bias)\n"
+            "[cause: tensor.fraction]",
         },
         "g01-14-reverse-registration": {
             "cause": "returns the reverse of the registration "
@@ -820,6 +1245,15 @@ WRONG = {
                 "in "
                 "reversed(list(model.named_parameters()))]\n"
             },
+            "fails": {"q3_check": "That is the reverse of the order of registration"},
+            "judged": "named",
+            "message": "order of the gradients is wrong. That is "
+            "the reverse of the order of registration: "
+            "it is backward's order only when the "
+            "forward uses the parameters in the order "
+            "they were registered, each once. (a hidden "
+            "test: its inputs are not shown)\n"
+            "[cause: value.that_is_the_reverse_of_the]",
         },
         "g01-14-hooks-left": {
             "cause": "records the order with "
@@ -837,6 +1271,13 @@ WRONG = {
                 "    model(x).sum().backward()\n"
                 "    return order\n"
             },
+            "fails": {"q3_check": "Remove your hooks before returning"},
+            "judged": "named",
+            "message": "names your list gained in a later backward is wrong: "
+            "expected 0, got 4. Remove your hooks before "
+            "returning: they still record in every later "
+            "backward.\n"
+            "[cause: value.remove_your_hooks_before_returning]",
         },
     },
 }
@@ -938,19 +1379,6 @@ CORRECT = {
                 "ctx.saved_tensors\n"
                 "        return torch.where(mask, "
                 "grad, grad * ctx.slope), None\n"
-            },
-        }
-    },
-    "ex10_hooks": {
-        "g01-c10-clamp-inplace": {
-            "cause": "clip hooks as a list comprehension of post-accumulate hooks that clamp_ .grad in place",
-            "answers": {
-                "q2_answer": "def attach_clip_hooks(model, clip):\n"
-                "    return "
-                "[p.register_post_accumulate_grad_hook(lambda "
-                "p: p.grad.clamp_(-clip, clip))\n"
-                "            for p in model.parameters() "
-                "if p.requires_grad]\n"
             },
         }
     },

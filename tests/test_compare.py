@@ -252,3 +252,25 @@ def test_the_shapes_broadcast_as_torch_broadcasts_them():
         except RuntimeError:
             theirs = None
         assert _broadcast_shapes(a, b) == theirs, (a, b)
+
+
+def test_a_figure_counted_at_a_smaller_element_size_says_so():
+    """Is a float64 figure counted at 4 B per element (exactly half: one of two equal parts) told the
+    element size before a missing part, with no dtype size in the hidden-test reason; a float32 figure
+    at 2 B per element told so where no part explains it; and a float32 figure one part short (also
+    half) still the missing part?"""
+    from autograder.compare import diagnose_bytes
+
+    n = 37
+
+    def two(size):
+        return {"exp(x)": n * size, "log1p(exp(x))": n * size}
+
+    d = diagnose_bytes(2 * n * 4, 2 * n * 8, parts=two(8), element_size=8)
+    assert d.kind == "element_size" and "4 B per element gives, where this dtype has 8" in d.message, d.message
+    assert "exp(x)" not in d.message and "has 8 B" not in d.reason
+    uneven = {"x, three times its size": 3 * n * 4, "sigmoid(x)": n * 4}
+    d = diagnose_bytes(4 * n * 2, 4 * n * 4, parts=uneven, element_size=4)
+    assert d.kind == "element_size" and "2 B per element gives, where this dtype has 4" in d.message, d.message
+    short = diagnose_bytes(n * 4, 2 * n * 4, parts=two(4), element_size=4)
+    assert short.kind == "missing", short.message

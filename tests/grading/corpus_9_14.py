@@ -4,6 +4,26 @@ name its actual cause; and correct answers written in unusual ways, which must g
 
 WRONG = {
     "ex09_functions": {
+        "h-09-float-mask": {
+            "cause": "saves the mask converted to x's dtype ((x > 0).to(x.dtype)): 4 or 8 bytes per element, "
+            "not a torch.bool mask",
+            "answers": {
+                "q2_answer": """class LeanLeakyReLU(Function):
+    @staticmethod
+    def forward(ctx, x, slope):
+        mask = (x > 0).to(x.dtype)
+        ctx.save_for_backward(mask)
+        ctx.slope = slope
+        return x * (mask + (1 - mask) * slope)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (mask,) = ctx.saved_tensors
+        return grad * (mask + (1 - mask) * ctx.slope), None
+"""
+            },
+            "fails": {"q2_check": "Your mask is saved as torch.float32 (4 bytes per element), not torch.bool"},
+        },
         "c09-one-gradient": {
             "cause": "backward returns only the gradient for x, no None for the number beta",
             "answers": {
@@ -229,6 +249,28 @@ def peak_grad_bytes(model, fused):
         },
     },
     "ex12_higher_order": {
+        "h-12-bytes-float32": {
+            "cause": "per_sample_bytes assumes 4 bytes per element (float32) instead of each parameter's "
+            "element_size()",
+            "answers": {
+                "q2_answer": """def per_sample_grads(model, loss_fn, x, y):
+    trainable = {n: p.detach() for n, p in model.named_parameters() if p.requires_grad}
+    fixed = {n: p.detach() for n, p in model.named_parameters() if not p.requires_grad}
+    fixed.update(dict(model.named_buffers()))
+
+    def loss_one(params, xi, yi):
+        out = functional_call(model, {**params, **fixed}, (xi.unsqueeze(0),))
+        return loss_fn(out, yi.unsqueeze(0))
+
+    return vmap(grad(loss_one), in_dims=(None, 0, 0))(trainable, x, y)
+
+
+def per_sample_bytes(model, batch_size):
+    return sum(batch_size * p.numel() * 4 for p in model.parameters() if p.requires_grad)
+"""
+            },
+            "fails": {"q2_check": "B per element gives, where this dtype has 8 B per element: take each tensor's size"},
+        },
         "c12-no-create-graph": {
             "cause": "takes the inner gradient without create_graph: the penalty does not reach the critic",
             "answers": {
@@ -278,6 +320,19 @@ def per_sample_bytes(model, batch_size):
         },
     },
     "ex13_compile": {
+        "h-13-four-bytes": {
+            "cause": "uses 4 bytes per element whatever the dtype (forgets float64 is 8 bytes); "
+            "the counts of saved tensors are right",
+            "answers": {
+                "q2_answer": """def predict_saved_bytes(block, n, dtype):
+    size = 4
+    if block == "softplus_cubed":
+        return {"eager": 2 * n * size, "aot_eager": n * size}
+    return {"eager": 4 * n * size, "aot_eager": 2 * n * size}
+"""
+            },
+            "fails": {"q2_check": "B per element gives, where this dtype has 8 B per element: take each tensor's size"},
+        },
         "c13-loop-breaks": {
             "cause": "thinks each pass of a Python loop over range breaks the graph",
             "answers": {

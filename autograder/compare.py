@@ -272,12 +272,13 @@ def diagnose(
             reason=f"should be a tensor, got a {type(received).__name__}.",
         )
     if received.requires_grad and not allow_graph:
-        where = f"grad_fn={type(received.grad_fn).__name__}" if received.grad_fn else "a leaf"
+        # no grad_fn here need not mean a leaf: a tensor sent back from the sandbox loses its grad_fn
+        where = f"grad_fn={type(received.grad_fn).__name__}, " if received.grad_fn else ""
         fix = causes.get("attached", "Return a plain value: .detach() (or .item() for a number).")
         return Diagnosis(
             False,
             "attached",
-            f"{name} is still attached to the autograd graph ({where}, requires_grad=True). {fix}",
+            f"{name} is still attached to the autograd graph ({where}requires_grad=True). {fix}",
             cause=cause_key("tensor.attached", causes["attached"]) if "attached" in causes else "",
             reason=f"is still attached to the autograd graph (requires_grad=True). {fix}",
             given=(str(fix),) if "attached" in causes else (),
@@ -447,6 +448,13 @@ def _named(combos: list[tuple[str, ...]]) -> str:
 def _names_in(combos: list[tuple[str, ...]]) -> tuple[str, ...]:
     """The part names ``combos`` hold, each once: the question's texts a reason quotes."""
     return tuple(dict.fromkeys(str(n) for combo in combos for n in combo))
+
+
+# when a graph's saved tensors go, true with and without retain_graph=True
+_GRAPH_GOES = (
+    "A graph's saved tensors go when backward frees them, or, with retain_graph=True, only when nothing "
+    "references the graph any more (its loss rebound to the next step's)."
+)
 
 
 def diagnose_bytes(
@@ -636,13 +644,12 @@ def diagnose_bytes(
         return Diagnosis(
             False,
             "multiple",
-            f"{name} is exactly {k}x the expected figure: {k} graphs "
-            "(iterations, micro-batches) counted, where backward frees each graph before "
-            "the next one is built?",
+            f"{name} is exactly {k}x the expected figure: {k} graphs (iterations, micro-batches) counted, "
+            f"where fewer are alive at that moment? {_GRAPH_GOES}",
             rel,
             float(k),
             reason="is a whole multiple of the expected figure: several graphs (iterations, micro-batches) counted, "
-            "where backward frees each graph before the next one is built?",
+            f"where fewer are alive at that moment? {_GRAPH_GOES}",
         )
     if step and size % step == 0 and size // step <= 64:
         return steps_message(size // step)

@@ -274,3 +274,10 @@ def test_a_figure_counted_at_a_smaller_element_size_says_so():
     assert d.kind == "element_size" and "2 B per element gives, where this dtype has 4" in d.message, d.message
     short = diagnose_bytes(n * 4, 2 * n * 4, parts=two(4), element_size=4)
     assert short.kind == "missing", short.message
+
+
+def test_an_attached_tensor_without_grad_fn_is_not_called_a_leaf():
+    """Is a tensor that requires grad but shows no grad_fn (a create_graph=True gradient sent back from
+    the sandbox loses its grad_fn) told it is attached, without calling it a leaf?"""
+    d = diagnose(torch.ones(2, requires_grad=True), torch.ones(2), "d loss / d h")
+    assert d.kind == "attached" and "(requires_grad=True)" in d.message and "leaf" not in d.message, d.message

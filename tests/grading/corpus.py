@@ -109,6 +109,19 @@ def count_nodes(t):
         },
     },
     "ex03_backward": {
+        "h-03-loop-retain-all": {
+            "cause": "thinks retain_graph=True keeps every step's graph alive; each new loss replaces the old, so "
+            "one graph is alive after the loop (the message must not say backward freed it)",
+            "answers": {
+                "q4_answer": """def loop_bytes(n, d, h, steps):
+    one_step = 4 * n * (d + h + 1)   # Linear 1 input, ReLU output (= Linear 2 input), out - y for the square
+    return {"peak without retain_graph": one_step,
+            "alive after the loop with retain_graph": steps * one_step,
+            "peak with retain_graph": steps * one_step}
+"""
+            },
+            "fails": {"q4_check": "with retain_graph=True, only when nothing references the graph any more"},
+        },
         "c03-steps-minus-one": {
             "cause": "takes the retained peak to be steps - 1 graphs (right for 3 steps only): a hidden test's "
             "message names the steps' graphs too few, without its figures",

@@ -652,14 +652,14 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
 """,
             },
             "fails": {
-                "q2_check": "More than a bool mask is saved",
+                "q2_check": "Your mask is saved as torch.float32 (4 bytes per element), not torch.bool",
             },
             "judged": "named",
             "message": (
-                "saved bytes of LeanLeakyReLU, x: [8, 16] float32 is wrong: expected 128, got 512. "
-                "More than a bool mask is saved: x or the output cost 4 bytes per element in "
-                "float32 (8 in float64), a mask x > 0 costs 1. Save only the mask.\n[cause: "
-                "value.more_than_a_bool_mask_is]"
+                "what LeanLeakyReLU saves for backward is wrong: expected 'not a mask of 0s and 1s in a dtype "
+                "of more than 1 byte', got 'a mask of 0s and 1s in torch.float32'. Your mask is saved as "
+                "torch.float32 (4 bytes per element), not torch.bool (1 byte): save x > 0 as it is, without "
+                ".to(x.dtype) or .float(), and convert it in backward where needed."
             ),
         },
         "f01-09-w-freed": {

@@ -596,7 +596,7 @@ def diagnose_bytes(
             f"{element_size} B per element: {fix}",
             rel,
             received / expected,
-            cause=cause_key("bytes.element_size", f"{assumed[0]} for {element_size}"),
+            cause=cause_key("bytes.element_size", "fewer bytes per element than the dtype has"),
             # no sizes: they would name a hidden test's dtype
             reason=f"is too low by a whole fraction: each element counted at fewer bytes than its dtype has "
             f"(4 B per element where float64 has 8?): {fix}",

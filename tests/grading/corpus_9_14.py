@@ -269,7 +269,7 @@ def per_sample_bytes(model, batch_size):
     return sum(batch_size * p.numel() * 4 for p in model.parameters() if p.requires_grad)
 """
             },
-            "fails": {"q2_check": "B per element gives, where this dtype has 8 B per element: take each tensor's size"},
+            "fails": {"q2_check": "take each tensor's size from its dtype: numel() * element_size()"},
         },
         "c12-no-create-graph": {
             "cause": "takes the inner gradient without create_graph: the penalty does not reach the critic",
@@ -331,7 +331,7 @@ def per_sample_bytes(model, batch_size):
     return {"eager": 4 * n * size, "aot_eager": 2 * n * size}
 """
             },
-            "fails": {"q2_check": "B per element gives, where this dtype has 8 B per element: take each tensor's size"},
+            "fails": {"q2_check": "take each tensor's size from its dtype: numel() * element_size()"},
         },
         "c13-loop-breaks": {
             "cause": "thinks each pass of a Python loop over range breaks the graph",

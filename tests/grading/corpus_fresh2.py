@@ -120,15 +120,15 @@ WRONG = {
                 "h, create_graph=True)\n"
                 "    return g\n"
             },
-            "fails": {"q2_check": "create_graph=True records the gradient's own graph"},
+            "fails": {"q2_check": "still attached to the autograd graph (requires_grad=True)"},
             "judged": "named",
-            "message": "d loss / d h is still attached to the autograd "
-            "graph (a leaf, requires_grad=True). "
-            "create_graph=True records the gradient's own "
-            "graph, which only a higher derivative needs: leave "
-            "it out, and return .detach()ed values.\n"
-            "  expected: [[-0.07213922590017319, "
-            "0.023937728255987167], [-0.04035979136824608, ",
+            "message": (
+                "d loss / d h is still attached to the autograd graph (requires_grad=True). creat"
+                "e_graph=True records the gradient's own graph, which only a higher derivative ne"
+                "eds: leave it out, and return .detach()ed values.\n  expected: [[-0.0721392259001"
+                "7319, 0.023937728255987167], [-0.04035979136824608, 0.013392459601163864], [-0.0"
+                "6884127855300903, 0.0228433795273304], [0.023993313312530518, -0.007961624301970"
+            ),
         },
         "g01-02-float32-param": {
             "cause": "forgets the dtype: torch.randn(*shape) is float32, so "
@@ -183,16 +183,15 @@ WRONG = {
                 '            "peak with '
                 'retain_graph": steps * one_step}\n'
             },
-            "fails": {"q4_check": "3 graphs (iterations, micro-batches) counted"},
-            "judged": "partly",
-            "message": "alive after the loop with retain_graph (n=8, d=10, "
-            "h=20) is exactly 3x the expected figure: 3 graphs "
-            "(iterations, micro-batches) counted, where "
-            "backward frees each graph before the next one is "
-            "built?\n"
-            "  The expected figure is made of: x (the batch) "
-            "(320 B); the ReLU output (640 B); out - y (32 B).\n"
-            "  ",
+            "fails": {"q4_check": "with retain_graph=True, only when nothing references the graph any more"},
+            "judged": "named",
+            "message": (
+                "alive after the loop with retain_graph (n=8, d=10, h=20) is exactly 3x the expec"
+                "ted figure: 3 graphs (iterations, micro-batches) counted, where fewer are alive "
+                "at that moment? A graph's saved tensors go when backward frees them, or, with re"
+                "tain_graph=True, only when nothing references the graph any more (its loss rebou"
+                "nd to the next step's).\n  The expected figure is made of: x (the batch) (320 B);"
+            ),
         },
         "g01-03-no-create-graph": {
             "cause": "takes the first derivative without "
@@ -681,14 +680,15 @@ WRONG = {
                 "        return grad * (mask + (1 - mask) "
                 "* ctx.slope), None\n"
             },
-            "fails": {"q2_check": "x or the output cost 4 bytes per element"},
-            "judged": "misleading",
-            "message": "saved bytes of LeanLeakyReLU, x: [8, 16] float32 is "
-            "wrong: expected 128, got 512. More than a bool mask is "
-            "saved: x or the output cost 4 bytes per element in "
-            "float32 (8 in float64), a mask x > 0 costs 1. Save "
-            "only the mask.\n"
-            "[cause: value.more_than_a_bool_mask_is]",
+            "fails": {"q2_check": "Your mask is saved as torch.float32 (4 bytes per element), not torch.bool"},
+            "judged": "named",
+            "message": (
+                "what LeanLeakyReLU saves for backward is wrong: expected 'not a mask of 0s and 1"
+                "s in a dtype of more than 1 byte', got 'a mask of 0s and 1s in torch.float32'. Y"
+                "our mask is saved as torch.float32 (4 bytes per element), not torch.bool (1 byte"
+                "): save x > 0 as it is, without .to(x.dtype) or .float(), and convert it in back"
+                "ward where needed.\n[cause: value.your_mask_is_saved_as_torch]"
+            ),
         },
         "g01-09-ctx-attr-freed": {
             "cause": "thinks the ctx attribute h is freed by backward like "
@@ -1056,15 +1056,15 @@ WRONG = {
                 "model.parameters() if "
                 "p.requires_grad)\n"
             },
-            "fails": {"q2_check": "by no known part or whole multiple"},
-            "judged": "not named",
-            "message": "per_sample_bytes(model, batch_size) is wrong on "
-            "a hidden test (a hidden test shows neither its "
-            "inputs nor its values). The figure is too low, "
-            "by no known part or whole multiple.\n"
-            "  The expected figure is made of: the gradients "
-            "of ….weight; the gradients of ….bias; the "
-            "gradients of 2.weight; the gradi",
+            "fails": {"q2_check": "take each tensor's size from its dtype: numel() * element_size()"},
+            "judged": "named",
+            "message": (
+                "per_sample_bytes(model, batch_size) is wrong on a hidden test (a hidden test sho"
+                "ws neither its inputs nor its values). The figure is too low by a whole fraction"
+                ": each element counted at fewer bytes than its dtype has (4 B per element where "
+                "float64 has 8?): take each tensor's size from its dtype: numel() * element_size("
+                ").\n[cause: bytes.element_size.fewer_bytes_per_element_than_the]"
+            ),
         },
         "g01-12-where-only": {
             "cause": "uses torch.where(r > 0, r**2 * log(r), 0) alone: the "
@@ -1119,15 +1119,15 @@ WRONG = {
                 '    return {"eager": 4 * n * size, '
                 '"aot_eager": 2 * n * size}\n'
             },
-            "fails": {"q2_check": "too low by exactly the size of exp(x)"},
-            "judged": "misleading",
-            "message": "predict_saved_bytes('softplus_cubed', 37, "
-            "torch.float64)['eager'] is wrong on a hidden test (a "
-            "hidden test shows neither its inputs nor its values). "
-            "The figure is too low by exactly the size of exp(x) or "
-            "log…p(exp(x)) (saved by pow). Which Node saves it for "
-            "backward?\n"
-            "[cause: bytes.missing.exp]",
+            "fails": {"q2_check": "take each tensor's size from its dtype: numel() * element_size()"},
+            "judged": "named",
+            "message": (
+                "predict_saved_bytes('softplus_cubed', 37, torch.float64)['eager'] is wrong on a "
+                "hidden test (a hidden test shows neither its inputs nor its values). The figure "
+                "is too low by a whole fraction: each element counted at fewer bytes than its dty"
+                "pe has (4 B per element where float64 has 8?): take each tensor's size from its "
+                "dtype: numel() * element_size().\n[cause: bytes.element_size.fewer_bytes_per_elem"
+            ),
         },
         "g01-13-scale-tensor-grad": {
             "cause": "replaces the Python float scale by the tensor "

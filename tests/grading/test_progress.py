@@ -21,6 +21,16 @@ def test_the_estimate_after_one_notebook_is_the_notebooks_left_shared_among_thre
     assert 50 * 0.05 <= bar.estimate() < 50 * 0.15
 
 
+def test_the_estimate_counts_the_few_slow_notebooks():
+    """With nine quick notebooks (0.01 s) and one stopped at a time limit (0.5 s) so far, is the
+    estimate for 90 left (one thread) about 90 x their mean (0.059 s), not 90 x the median (0.01 s)?"""
+    bar = GradingBar(100, workers=1, enabled=False)
+    for seconds in [0.01] * 9 + [0.5]:
+        bar.timed(lambda s=seconds: time.sleep(s))()
+        bar.advance()
+    assert 90 * 0.05 <= bar.estimate() < 90 * 0.09
+
+
 def test_an_estimate_reads_in_seconds_minutes_or_hours():
     assert [about(s) for s in (0.2, 42, 61, 3600 + 300)] == [
         "about 1 s left",

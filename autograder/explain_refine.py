@@ -282,9 +282,17 @@ def _scaler_order(kind: str, d: dict, where: Context, callees: list[str] = ()) -
     if not calls:
         story = _SCALER_ORDER_UNSEEN.get(next((m for m in _SCALER_ORDER_UNSEEN if m in what), ""), "")
     elif "unscale_() has already been called" in what:
+        # each call once: a function's code is also inside the cell that defines it
+        texts = [*sources, *callees]
+        distinct = [
+            t
+            for i, t in enumerate(texts)
+            if not any(t in u and (t != u or j < i) for j, u in enumerate(texts) if j != i)
+        ]
+        places = sum(_scaler_calls(t, names).count("unscale_") for t in distinct)
         story = (
             f"unscale_ ran twice for this optimizer in one iteration (your code calls scaler.unscale_ in "
-            f"{sum(c.count('unscale_') for c in per_code)} place(s); a helper that clips may unscale too): "
+            f"{places} place{'s' if places != 1 else ''}; a helper that clips may unscale too): "
             "once per optimizer and iteration is allowed, since a second one would divide the gradients "
             "by the scale again; scaler.step knows whether it was done."
         )

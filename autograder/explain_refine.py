@@ -357,17 +357,25 @@ _SCALER_ORDER_UNSEEN = {
 }
 
 
+def _cells(path) -> list:
+    """The cells of a course notebook as its JSON holds them; [] when it cannot be read."""
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return cells if isinstance(cells, list) else []
+
+
 @lru_cache(maxsize=1)
 def setup_names() -> frozenset:
     """The names that the set-up cells (first code cells) of the course's lessons and exercises
     define: imports, assignments, functions and classes."""
     names = set()
     for path in [*COURSE_ROOT.glob("notebooks/*.ipynb"), *COURSE_ROOT.glob("exercises/*/*.ipynb")]:
+        code = next(("".join(c.get("source", "")) for c in _cells(path) if c.get("cell_type") == "code"), "")
         try:
-            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-            code = next(("".join(c["source"]) for c in cells if c["cell_type"] == "code"), "")
             tree = ast.parse("\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))))
-        except (OSError, ValueError, KeyError, SyntaxError, TypeError):
+        except (SyntaxError, ValueError, TypeError):
             continue
         for node in tree.body:  # module level only: what the cell leaves defined
             if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -387,15 +395,14 @@ def check_helper_names() -> frozenset:
     cells above their check cells) define, outside their REFERENCE regions and inside them."""
     names = set()
     for path in COURSE_ROOT.glob("exercises/*/*.ipynb"):
+        helpers = [
+            "".join(c.get("source", ""))
+            for c in _cells(path)
+            if str(c.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")).endswith("_helpers")
+        ]
         try:
-            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-            helpers = [
-                "".join(c["source"])
-                for c in cells
-                if str(c.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")).endswith("_helpers")
-            ]
             trees = [ast.parse(code) for code in helpers]
-        except (OSError, ValueError, KeyError, SyntaxError, TypeError):
+        except (SyntaxError, ValueError, TypeError):
             continue
         for tree in trees:
             names.update(n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)))

@@ -148,9 +148,6 @@ def warm_up(extras: tuple[str, ...] = ()) -> None:
     torch.set_num_threads(1)  # an OpenMP pool inherited through fork is not safe to use
 
 
-_SHELL: list = []  # the shell the server built for its submission processes (main), once
-
-
 def build_shell():
     """IPython's ``InteractiveShell`` (history off: cells, a solution's too, are never written to
     disk), built in a temporary IPython folder that is removed at once. The server builds it once,
@@ -213,9 +210,10 @@ def _limit(limits: dict, mapped: int) -> None:
             resource.setrlimit(kind, (value, value))
 
 
-def _submission(channel_fd: int, tmp: str | None) -> None:
+def _submission(channel_fd: int, tmp: str | None, shell) -> None:
     """The submission process: set up, take its limits (the channel's first message), then run
-    cells from the channel until told to stop. No cell runs before the limits are applied."""
+    cells from the channel, in its copy of the server's ``shell`` (:func:`build_shell`), until told
+    to stop. No cell runs before the limits are applied."""
     os.setsid()
     if _SANDBOXED:
         own_session_keyring()
@@ -242,7 +240,6 @@ def _submission(channel_fd: int, tmp: str | None) -> None:
 
     from . import values
 
-    shell = _SHELL[0] if _SHELL else build_shell()  # this process's copy of the server's, never used there
     shell._showtraceback = lambda *args, **kwargs: None  # tracebacks would quote hidden tests
     run_cell = shell.run_cell  # bound now: a cell that replaces shell.run_cell changes nothing here
     send = conn.send_bytes
@@ -513,23 +510,25 @@ def temporary_use() -> dict[str, tuple[int, int]]:
 _BASELINE: dict[str, tuple[int, int]] = {}
 
 
-def _fork(channel: int, tmp: str | None, control: socket.socket) -> int:
-    """Fork a submission process on ``channel`` (closed here once forked); its pid."""
+def _fork(channel: int, tmp: str | None, control: socket.socket, shell) -> int:
+    """Fork a submission process on ``channel`` (closed here once forked) that runs cells in its copy
+    of ``shell``; its pid."""
     pid = os.fork()
     if pid == 0:
         try:
             control.close()
             _prctl(_PR_SET_DUMPABLE, 0)
-            _submission(channel, tmp)
+            _submission(channel, tmp, shell)
         finally:
             os._exit(0)
     os.close(channel)
     return pid
 
 
-def serve(control: socket.socket) -> None:
+def serve(control: socket.socket, shell) -> None:
     """Answer fork and reap requests until the control socket closes, or until this process's
-    state is no longer what it was when serving began (then it answers once more and returns)."""
+    state is no longer what it was when serving began (then it answers once more and returns).
+    Submission processes run their cells in their copies of ``shell`` (:func:`build_shell`)."""
     submission, baseline = None, state()
     _BASELINE.update(temporary_use())  # what the server's own mount points use, before any submission
     while True:
@@ -547,7 +546,7 @@ def serve(control: socket.socket) -> None:
                     os.close(fd)
                 control.send(json.dumps({"error": "changed", "changed": different}).encode())
                 return
-            submission = _fork(fds[0], tmp, control)
+            submission = _fork(fds[0], tmp, control, shell)
             for fd in fds[1:]:
                 os.close(fd)
             control.send(b'{"forked": true}')
@@ -556,7 +555,7 @@ def serve(control: socket.socket) -> None:
             submission, different = None, changed(baseline) + residue()
             forked = bool(request.get("fork") and fds and not different)
             if forked:  # checked just now, as before any fork: the next notebook's process
-                submission = _fork(fds[0], tmp, control)
+                submission = _fork(fds[0], tmp, control, shell)
             for fd in fds[1:] if forked else fds:
                 os.close(fd)
             answer = {"reaped": killed, "exit_code": code, "changed": different, "forked": forked}
@@ -576,12 +575,12 @@ def main(argv: list[str]) -> None:
     _prctl(_PR_SET_DUMPABLE, 0)  # submissions (same uid) cannot read this process's memory
     os.environ["MPLBACKEND"] = "Agg"
     warm_up(tuple(argv[2:]))
-    _SHELL.append(build_shell())
+    shell = build_shell()
     # What the server holds now never changes: out of the collector's sight, a submission's
     # collections neither scan it nor copy its pages (copy-on-write) by touching their headers.
     gc.freeze()
     control.send(b'{"ready": true}')
-    serve(control)
+    serve(control, shell)
 
 
 if __name__ == "__main__":

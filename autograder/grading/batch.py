@@ -14,10 +14,11 @@ this function returns, so nothing can change ``grades.csv`` afterwards.
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import threading
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, as_completed, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +27,15 @@ import nbformat
 from . import status
 from .assemble import questions
 from .feedback import feedback_html
-from .grade_one import QuestionResult, Result, SolutionFails, grade_notebook, solution_records
+from .grade_one import (
+    QuestionResult,
+    Result,
+    SolutionFails,
+    judge_run,
+    prepare_notebook,
+    run_prepared,
+    solution_records,
+)
 from .intake.exchange import submission_timestamp
 from .limits import Limits
 from .names import UnsafeId, check_id
@@ -286,34 +295,46 @@ def _grade_into(
         except SolutionFails as error:
             broken[assignment] = status.not_graded(str(error))
 
-    def grade(submission: Submission) -> Result:
+    def zeroed(submission: Submission, why: str) -> Result:
+        """A result with every question at 0 and ``why`` as its status: nothing ran."""
         source = sources[submission.assignment_id][1]
+        return Result(
+            submission.student_id,
+            submission.assignment_id,
+            why,
+            [QuestionResult(q.grade_id, q.points) for q in questions(source)],
+        )
+
+    def prepare(submission: Submission):
+        """First stage (the preparing thread): read and assemble; a Result when nothing will run."""
         if submission.linked or submission.assignment_id in broken:  # nothing runs; every question 0
-            why = status.LINKED if submission.linked else broken[submission.assignment_id]
-            result = Result(
-                submission.student_id,
-                submission.assignment_id,
-                why,
-                [QuestionResult(q.grade_id, q.points) for q in questions(source)],
+            return zeroed(submission, status.LINKED if submission.linked else broken[submission.assignment_id])
+        try:
+            return prepare_notebook(
+                submission.path, sources[submission.assignment_id][1], submission.student_id, submission.assignment_id
             )
+        except Exception as error:  # noqa: BLE001 -- one submission's grading never ends the batch
+            return zeroed(submission, status.grader_error(error))
+
+    def run(submission: Submission, prepared: Future):
+        """Second stage (a grading thread, with its sandbox): run the prepared cells."""
+        item = prepared.result()
+        if isinstance(item, Result):
+            return item, None
+        try:
+            return item, run_prepared(item, sandboxes.get(), limits)
+        except Exception as error:  # noqa: BLE001
+            return zeroed(submission, status.grader_error(error)), None
+
+    def judged(submission: Submission, item, ran) -> Result:
+        """Third stage (this thread): score the run against the references."""
+        if ran is None:
+            result = item
         else:
             try:
-                result = grade_notebook(
-                    submission.path,
-                    source,
-                    references[submission.assignment_id],
-                    submission.student_id,
-                    submission.assignment_id,
-                    sandboxes.get(),
-                    limits,
-                )
-            except Exception as error:  # noqa: BLE001 -- one submission's grading never ends the batch
-                result = Result(
-                    submission.student_id,
-                    submission.assignment_id,
-                    status.grader_error(error),
-                    [QuestionResult(q.grade_id, q.points) for q in questions(source)],
-                )
+                result = judge_run(item, *ran, references[submission.assignment_id])
+            except Exception as error:  # noqa: BLE001
+                result = zeroed(submission, status.grader_error(error))
         if not sandboxed:
             result.status = status.unsandboxed(result.status)
         return result
@@ -349,7 +370,12 @@ def _grade_into(
     ]
     by_key = {(s.student_id, s.assignment_id): s for s in todo}
     workers = jobs or os.cpu_count() or 1
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    # Three stages overlap: while a grading thread's submission process runs one notebook's cells,
+    # one thread reads and assembles the next ones and this thread judges and records the last
+    # ones (their Python work then stays off the grading threads' path from one notebook to the
+    # next). At most ``window`` notebooks are between reading and recording: memory stays flat.
+    window = 2 * workers
+    with ThreadPoolExecutor(max_workers=workers) as pool, ThreadPoolExecutor(1, "prepare") as preparer:
         # the solutions first (their records are the references), in the threads' own sandboxes
         assignments = sorted({s.assignment_id for s in todo})
         with solutions_bar(len(assignments), progress, saved is not None) as bar:  # a phase of its own
@@ -361,11 +387,24 @@ def _grade_into(
                 bar.update(1)
         grading = GradingBar(len(todo), workers, progress)
         try:  # a notebook's time is timed after its thread's sandbox started (progress.py)
-            pending = {pool.submit(grading.timed(grade, sandboxes.ready), s) for s in todo}
+            waiting, pending = iter(todo), {}
+            timed_run = grading.timed(run, sandboxes.ready)
+
+            def feed() -> None:
+                for submission in itertools.islice(waiting, window - len(pending)):
+                    prepared = preparer.submit(prepare, submission)
+                    pending[pool.submit(timed_run, submission, prepared)] = submission
+
+            feed()
             while pending:
                 # every result graded while the last ones were recorded: one transaction for them
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                finished = sorted((f.result() for f in done), key=lambda r: (r.student_id, r.assignment_id))
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                ran = [(pending.pop(f), f.result()) for f in done]
+                feed()  # the next ones start before this thread judges and records these
+                finished = sorted(
+                    (judged(submission, *outcome) for submission, outcome in ran),
+                    key=lambda r: (r.student_id, r.assignment_id),
+                )
                 for start in range(0, len(finished), _BATCH):
                     results = finished[start : start + _BATCH]
                     items = []

@@ -205,6 +205,7 @@ def test_with_a_core_to_spare_a_grading_thread_alternates_two_sandboxes():
     sandboxes.launch(1)  # as grade_class does: one per thread
     try:
         first = sandboxes.next()  # launches the spare, which is still importing torch
+        first.ready()  # (in a class run, the solutions ran in it)
         assert sandboxes.next() is first
         deadline = time.monotonic() + 120
         while (second := sandboxes.next()) is first and time.monotonic() < deadline:

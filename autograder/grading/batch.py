@@ -277,6 +277,11 @@ def grade_class(
     if references is not None:  # saved references: refuse stale ones before anything is written
         references.check({s.assignment_id for s in submissions if s.assignment_id in sources})
     notes = notes if notes is not None else []
+    for submission in submissions:  # a renamed notebook is graded (find_submissions): say which file it was
+        expected = sources.get(submission.assignment_id, ("",))[0]
+        if submission.path is not None and expected and submission.path.name != expected:
+            name = f"{submission.student_id}/{submission.assignment_id}"
+            notes.append(f"{name}: graded {submission.path.name} (expected {expected})")
     changes = changes if changes is not None else {}
     out.mkdir(parents=True, exist_ok=True)
     url = part_url(db_url or default_db_url(out), out, shard)

@@ -482,6 +482,9 @@ def graded_class(tmp_path_factory):
     # spreadsheet formulas or terminal escapes (refused), or a safe id a spreadsheet would read as one
     (submitted / "atk-fifo-notebook" / ASSIGNMENT).mkdir(parents=True)
     os.mkfifo(submitted / "atk-fifo-notebook" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    # a notebook renamed to terminal escapes: graded, and the note naming it is printed escaped
+    (submitted / RENAMED / ASSIGNMENT).mkdir(parents=True)
+    nbformat.write(blank, submitted / RENAMED / ASSIGNMENT / "\x1b]0;owned\x07\x1b[2J.ipynb")
     for name in [*UNSAFE_NAMES, FORMULA_ID]:
         (submitted / name).mkdir()
         (submitted / name / ASSIGNMENT).mkdir()
@@ -545,7 +548,8 @@ def test_the_class_is_graded(graded_class):
     assert rows["correct"]["status"] == "graded"
 
 
-LINKS = ["atk-link-to-solutions", "atk-link-to-classmate", "atk-fifo-notebook", "'" + FORMULA_ID]
+RENAMED = "atk-renamed-to-escapes"
+LINKS = ["atk-link-to-solutions", "atk-link-to-classmate", "atk-fifo-notebook", "'" + FORMULA_ID, RENAMED]
 
 
 @pytest.mark.parametrize("attack", sorted([*ATTACKS, *LINKS]))
@@ -665,6 +669,7 @@ def test_names_are_data(graded_class):
     assert [c for c in cells if c.startswith(("=", "+", "-", "@", "\t", "\r"))] == []
     printed = command.stdout + re.sub(r"\r", "", command.stderr)  # tqdm's carriage returns
     assert re.findall(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", printed) == []
+    assert f"note: {RENAMED}/{ASSIGNMENT}: graded \\x1b]0;owned" in command.stdout
 
 
 def test_what_comes_back_ends_as_the_submissions_status(graded_class):

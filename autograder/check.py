@@ -323,7 +323,7 @@ def nbytes(
     :func:`autograder.compare.diagnose_bytes`, which names what a difference is made of:
     ``parts``, bytes of each storage the reference saves, by name; ``unsaved``, bytes of tensors
     the computation makes but no Node saves; ``step``, bytes of one step's graph (a loop);
-    ``extra``, bytes a known wrong run adds, named by what adds them; ``element_size``, bytes per
+    ``extra``, bytes a known wrong run adds (negative: leaves out), named by what does it; ``element_size``, bytes per
     element of the figure's dtype when it has one (no "elements rather than bytes" another size rules out).
 
     Raises:

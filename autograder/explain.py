@@ -15,9 +15,11 @@ to the notebook's folder, so it opens from ``notebooks/`` as from ``exercises/<i
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import re
+import string
 import textwrap
 import traceback
 import warnings
@@ -28,7 +30,7 @@ from .explain_kinds import KINDS, MODIFIED_INPLACE, UNKNOWN, Kind, modified_inpl
 from .explain_refine import refine
 from .lessons import COURSE_ROOT, lesson
 
-__all__ = ["Explanation", "explain", "KINDS", "MODIFIED_INPLACE", "modified_inplace_message"]
+__all__ = ["Explanation", "explain", "told_kind", "KINDS", "MODIFIED_INPLACE", "modified_inplace_message"]
 
 _HEADLINE = {
     "not built": "the graph was never built",
@@ -274,6 +276,36 @@ def explain(error, stack=None) -> Explanation:
         return _explanation(kind, KINDS[kind], details, _values(kind, details, text), text)
     except Exception:  # noqa: BLE001 -- the explainer must never add an error of its own
         return _explanation("unknown", UNKNOWN, {}, {}, "")
+
+
+# A cause with fewer fixed letters than this (``"{what}"``) says too little to tell which kind wrote it.
+_TOLD_LETTERS = 40
+
+
+@functools.cache
+def _told_patterns() -> tuple[tuple[str, re.Pattern], ...]:
+    """Each kind's cause template as a pattern its written cause matches: the template's fixed text, any
+    text where a field was (one line), longest fixed texts first."""
+    found = []
+    for kind, k in KINDS.items():
+        parsed = list(string.Formatter().parse(k.cause))
+        letters = sum(len(literal) for literal, *_ in parsed)
+        if letters >= _TOLD_LETTERS:
+            pattern = "".join(
+                re.escape(literal) + ("[^\n]*?" if field is not None else "") for literal, field, *_ in parsed
+            )
+            found.append((letters, kind, re.compile(pattern)))
+    return tuple((kind, pattern) for _, kind, pattern in sorted(found, key=lambda f: -f[0]))
+
+
+def told_kind(line: str) -> str:
+    """The kind whose cause, as :func:`explain` writes it, is the whole of ``line`` ("" when none): what a
+    message that quotes an explanation (``check.call``'s) was explained as, where its error was raised, with
+    its traceback (its kind may be a cause told apart there, which the bare message does not show)."""
+    for kind, pattern in _told_patterns():
+        if pattern.fullmatch(line):
+            return kind
+    return ""
 
 
 def _on_grad(error, text: str) -> bool:

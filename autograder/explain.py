@@ -283,29 +283,42 @@ _TOLD_LETTERS = 40
 
 
 @functools.cache
-def _told_patterns() -> tuple[tuple[str, re.Pattern], ...]:
-    """Each kind's cause template as a pattern its written cause matches: the template's fixed text, any
-    text where a field was (one line), longest fixed texts first."""
+def _told_templates() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``(kind, fixed texts)`` of each kind's cause template, between and around its fields (a field at
+    either end leaves an empty text there); most fixed letters first."""
     found = []
     for kind, k in KINDS.items():
         parsed = list(string.Formatter().parse(k.cause))
-        letters = sum(len(literal) for literal, *_ in parsed)
-        if letters >= _TOLD_LETTERS:
-            pattern = "".join(
-                re.escape(literal) + ("[^\n]*?" if field is not None else "") for literal, field, *_ in parsed
-            )
-            found.append((letters, kind, re.compile(pattern)))
-    return tuple((kind, pattern) for _, kind, pattern in sorted(found, key=lambda f: -f[0]))
+        texts = [literal for literal, *_ in parsed] + ([""] if parsed and parsed[-1][1] is not None else [])
+        if sum(map(len, texts)) >= _TOLD_LETTERS:
+            found.append((kind, tuple(texts)))
+    return tuple(sorted(found, key=lambda f: -sum(map(len, f[1]))))
+
+
+def _fits(line: str, texts: tuple[str, ...]) -> bool:
+    """Does ``line`` read as these fixed texts with anything between them? Each middle text is taken
+    where it first occurs (leftmost is enough when the first and last are anchored): linear, whatever
+    the line holds."""
+    if len(texts) == 1:
+        return line == texts[0]
+    if not line.startswith(texts[0]):
+        return False
+    at = len(texts[0])
+    for text in texts[1:-1]:
+        found = line.find(text, at)
+        if found < 0:
+            return False
+        at = found + len(text)
+    return line.endswith(texts[-1]) and len(line) - len(texts[-1]) >= at
 
 
 def told_kind(line: str) -> str:
     """The kind whose cause, as :func:`explain` writes it, is the whole of ``line`` ("" when none): what a
     message that quotes an explanation (``check.call``'s) was explained as, where its error was raised, with
     its traceback (its kind may be a cause told apart there, which the bare message does not show)."""
-    for kind, pattern in _told_patterns():
-        if pattern.fullmatch(line):
-            return kind
-    return ""
+    if "\n" in line:
+        return ""
+    return next((kind for kind, texts in _told_templates() if _fits(line, texts)), "")
 
 
 def _on_grad(error, text: str) -> bool:

@@ -135,9 +135,29 @@ def answered(name: str, namespace: Mapping[str, Any]) -> None:
     """
     __tracebackhide__ = True
     if name not in namespace:
-        raise CheckFailed(
-            f"{name} is not answered yet: its answer cell still raises NotImplementedError (or has not been run)."
-        )
+        raise CheckFailed(_not_defined(name, namespace))
+
+
+def _not_defined(name: str, namespace: Mapping[str, Any]) -> str:
+    """Why ``name`` is missing, as IPython's input history (``In``: the cells run so far, this one
+    last; the class grader's process keeps it too) tells: a cell that defines it ran and still holds
+    the release's ``raise NotImplementedError()`` (not answered yet), ran and raised before defining
+    it, or never ran. In a learner's kernel "never ran" means "run it"; under the class grader
+    (``report_to`` set), which runs every cell, it means no cell defines it or the grader left the
+    one that does out (the status names it). Without a history, it says the two likely causes."""
+    ran = namespace.get("In")
+    if not isinstance(ran, list) or not all(isinstance(cell, str) for cell in ran):
+        return f"{name} is not answered yet: its answer cell still raises NotImplementedError (or has not been run)."
+    bare = re.escape(name)
+    defines = re.compile(rf"^[ \t]*(?:(?:async[ \t]+)?def|class)[ \t]+{bare}\b|^{bare}[ \t]*(?::|=(?!=))", re.MULTILINE)
+    cells = [cell for cell in ran[:-1] if defines.search(cell)]  # ran[-1]: the check cell itself
+    if cells and "raise NotImplementedError" in cells[-1]:
+        return f"{name} is not answered yet: its answer cell still raises NotImplementedError."
+    if cells:
+        return f"{name} is not defined: its answer cell ran but stopped with an error before defining it."
+    if _hook is not None:
+        return f"{name} is not defined: no cell that ran defines it (a cell the grader stopped is named in the status)."
+    return f"{name} is not defined yet: no cell run so far defines it (run its answer cell, then this check again)."
 
 
 def _unanswered(error: BaseException) -> str | None:

@@ -505,10 +505,11 @@ def _solution_answer(grade_id: str) -> str:
 
 def test_exercise_check_accepts_a_right_answer_and_diagnoses_a_mistake(open_notebook):
     """In the learner's copy of exercise 1: the question's check helpers show folded between the
-    answer and its short check cell; run with Shift-Enter from the answer down, a right answer to
-    question 2 makes the check cell print OK, a typical mistake (the residual's sign flipped) makes
-    it name the mistake. (Screenshots: test-artifacts/browser/ex01_graph-right.png and
-    ex01_graph-mistake.png.)"""
+    answer and its short check cell; run with Shift-Enter from the answer down, the folded helpers
+    show a line saying they were loaded (JupyterLab shows no execution count beside a folded cell),
+    a right answer to question 2 makes the check cell print OK, a typical mistake (the residual's
+    sign flipped) makes it name the mistake. (Screenshots: test-artifacts/browser/ex01_graph-right.png
+    and ex01_graph-mistake.png.)"""
     ((answer_id, mistake),) = MISTAKES[MISTAKE]["answers"].items()
     ((check_id, phrase),) = MISTAKES[MISTAKE]["fails"].items()
     page = open_notebook(f"exercises/{EXERCISE}/{EXERCISE}.ipynb")
@@ -526,6 +527,8 @@ def test_exercise_check_accepts_a_right_answer_and_diagnoses_a_mistake(open_note
         shown = page.evaluate(RENDERED)[check]["text"]
         outputs = page.evaluate(CELLS)[check]["outputs"]
         screenshot(page, f"{EXERCISE}-{label}")
+        loaded = page.evaluate(RENDERED)[helpers]["text"].strip()
+        assert loaded == f"Question {check_id[1:].removesuffix('_check')}'s check helpers loaded.", loaded
         if expected is None:
             assert re.search(r"^OK\b", shown, re.M), f"no OK line after a right answer:\n{shown}"
             assert not any(o["output_type"] == "error" for o in outputs), shown

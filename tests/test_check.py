@@ -367,6 +367,41 @@ def test_the_tolerance_follows_the_learners_choice():
     assert check.judge(learner)[0]
 
 
+def test_an_answer_that_is_not_defined_is_told_apart_by_what_the_learner_ran():
+    """In a Jupyter kernel running exercise 9 as a learner does, does the check of a class that is
+    not defined say "run its answer cell" when that cell never ran, "still raises
+    NotImplementedError" (and nothing of not having run it) when the released stub ran, and that it
+    stopped with an error when the learner's own class body raised?"""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    from autograder.lessons import COURSE_ROOT
+
+    release = nbformat.read(COURSE_ROOT / "exercises" / "ex09_functions" / "ex09_functions.ipynb", as_version=4)
+    cell = {c.metadata["nbgrader"]["grade_id"]: c for c in release.cells if "nbgrader" in c.metadata}
+    broken = "class StableSoftplus(Function):\n    beta = undefined_name\n"
+    runs = [cell["setup"], cell["q1_helpers"], cell["q1_check"], cell["q1_answer"], cell["q1_check"]]
+    runs += [nbformat.v4.new_code_cell(broken), cell["q1_check"]]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c.source) for c in runs])
+    nbclient.NotebookClient(
+        nb, timeout=180, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(COURSE_ROOT)}}
+    ).execute()
+    said = [next(o.evalue for o in nb.cells[i].outputs if o.output_type == "error") for i in (2, 4, 6)]
+    assert said == [
+        "StableSoftplus is not defined yet: no cell run so far defines it "
+        "(run its answer cell, then this check again).",
+        "StableSoftplus is not answered yet: its answer cell still raises NotImplementedError.",
+        "StableSoftplus is not defined: its answer cell ran but stopped with an error before defining it.",
+    ]
+
+
+def test_outside_ipython_an_undefined_answer_names_both_likely_causes():
+    """Where no input history tells which cells ran (a plain Python namespace), does the check say
+    both: the answer cell still raises NotImplementedError, or has not been run?"""
+    with pytest.raises(check.CheckFailed) as info:
+        check.answered("StableSoftplus", {"torch": torch})
+    assert str(info.value).endswith("still raises NotImplementedError (or has not been run).")
+
+
 def test_a_gradients_cause_follows_what_the_learners_run_did():
     """With observed and causes_by, is a gradient 1/2 of the reference told the cause of what the check saw
     the learner's code do (DDP's own averaging), by the grader too (the learner's observation with the

@@ -32,7 +32,18 @@ from .sandbox import Sandbox, SandboxError
 from .stubs import release_answers, unanswered
 from .verdict import keyed, verdict
 
-__all__ = ["QuestionResult", "Result", "SolutionFails", "solution_records", "grade_notebook", "read_submission"]
+__all__ = [
+    "QuestionResult",
+    "Result",
+    "Prepared",
+    "SolutionFails",
+    "solution_records",
+    "prepare_notebook",
+    "run_prepared",
+    "judge_run",
+    "grade_notebook",
+    "read_submission",
+]
 
 MAX_MESSAGE = 2_000  # characters of a question's message kept (page, gradebook comment)
 MAX_NOTEBOOK_BYTES = 16 * 1024**2  # a submitted .ipynb over this is refused unread (exercises weigh ~100 kB)
@@ -200,27 +211,27 @@ def _keyed_here(message: str, records: list, solution: list) -> str:
     return judged if judged == message else message
 
 
-def grade_notebook(
-    path: Path | None,
-    source: nbformat.NotebookNode,
-    expected: dict[str, list],
-    student_id: str,
-    assignment_id: str,
-    sandbox: Sandbox,
-    limits: Limits,
-) -> Result:
-    """Run the learner's answers with the source's tests in a new submission process of
-    ``sandbox`` and score each test cell (see the module docstring). The submission is read once
-    and never written.
+@dataclass
+class Prepared:
+    """A submission read and assembled, ready to run (:func:`prepare_notebook`): ``result`` with
+    every question at 0; ``graded``, the source's cells with the learner's answers in them;
+    ``texts``, its code cells' texts as sent (tests and read-only cells with their REFERENCE
+    regions withheld); ``names``, each code cell's grade id or ``"cell N"``; ``blank``, the grade
+    ids of the questions still answered as released."""
 
-    Args:
-        path: the submitted ``.ipynb`` (None when the folder holds none).
-        source: the assignment's nbgrader source notebook.
-        expected: :func:`solution_records` of ``source``.
+    result: Result
+    graded: nbformat.NotebookNode
+    texts: list[str]
+    names: list[str]
+    tests: set[int]
+    blank: set[str]
 
-    Returns:
-        A :class:`Result`. A broken submission gets a status; nothing it does raises here.
-    """
+
+def prepare_notebook(path: Path | None, source: nbformat.NotebookNode, student_id: str, assignment_id: str):
+    """Read the submission at ``path`` (once; never written) and assemble it with ``source``: a
+    :class:`Prepared`, or a :class:`Result` with its status when there is nothing to run (no
+    notebook, not a regular file, too large, unreadable). Needs no sandbox: a class run prepares
+    the next notebooks while one runs. Does not raise for anything the file holds."""
     result = Result(
         student_id, assignment_id, status.GRADED, [QuestionResult(q.grade_id, q.points) for q in questions(source)]
     )
@@ -245,13 +256,31 @@ def grade_notebook(
         return result
     graded = assemble(source, submission)
     cells = _code_cells(graded)
-    texts = [_withheld(c.source) if withheld_here(c) else c.source for c in cells]
-    names = [grade_id(c) or f"cell {i + 1}" for i, c in enumerate(cells)]
-    run, stops = _run_past_stops(texts, sandbox, limits, _tests(cells))
+    return Prepared(
+        result,
+        graded,
+        [_withheld(c.source) if withheld_here(c) else c.source for c in cells],
+        [grade_id(c) or f"cell {i + 1}" for i, c in enumerate(cells)],
+        _tests(cells),
+        unanswered(graded, _release_answers(source)),
+    )
+
+
+def run_prepared(prepared: Prepared, sandbox: Sandbox, limits: Limits):
+    """Run a :class:`Prepared` notebook's cells in a new submission process of ``sandbox`` (again
+    without a cell that stopped its process: :func:`_run_past_stops`); ``(run, stops)``."""
+    return _run_past_stops(prepared.texts, sandbox, limits, prepared.tests)
+
+
+def judge_run(prepared: Prepared, run, stops: dict[int, str], expected: dict[str, list]) -> Result:
+    """Score each test cell of ``prepared`` from its ``run`` (see the module docstring) against
+    ``expected`` (:func:`solution_records`), and put the outputs into its graded notebook
+    (``result.notebook``). Runs in the grader, on what the run brought back: nothing it holds
+    raises here."""
+    result, cells = prepared.result, _code_cells(prepared.graded)
     if stops:
-        result.status = status.stopped_in({names[i]: why for i, why in stops.items()})
+        result.status = status.stopped_in({prepared.names[i]: why for i, why in stops.items()})
     by_id = {q.grade_id: q for q in result.questions}
-    blank = unanswered(graded, _release_answers(source))
     for count, (cell, cell_run) in enumerate(zip(cells, run.cells), start=1):
         cell.outputs, cell.execution_count = cell_run.outputs, count if cell_run.finished else None
         if is_test(cell):
@@ -268,8 +297,36 @@ def grade_notebook(
             else:
                 q.message = verdict(cell_run.records, expected.get(q.grade_id, []))
             q.score = 0.0 if q.message else q.points
-            q.cause = NOT_ANSWERED if q.message and q.grade_id in blank else cause_of(q.message)
+            q.cause = NOT_ANSWERED if q.message and q.grade_id in prepared.blank else cause_of(q.message)
             if len(q.message) > MAX_MESSAGE:  # it may quote what the learner's code made (a dict's keys, an error)
                 q.message = q.message[:MAX_MESSAGE] + " ... (message cut)"
-    result.notebook = graded
+    result.notebook = prepared.graded
     return result
+
+
+def grade_notebook(
+    path: Path | None,
+    source: nbformat.NotebookNode,
+    expected: dict[str, list],
+    student_id: str,
+    assignment_id: str,
+    sandbox: Sandbox,
+    limits: Limits,
+) -> Result:
+    """Run the learner's answers with the source's tests in a new submission process of
+    ``sandbox`` and score each test cell (see the module docstring): :func:`prepare_notebook`,
+    :func:`run_prepared`, :func:`judge_run`. The submission is read once and never written.
+
+    Args:
+        path: the submitted ``.ipynb`` (None when the folder holds none).
+        source: the assignment's nbgrader source notebook.
+        expected: :func:`solution_records` of ``source``.
+
+    Returns:
+        A :class:`Result`. A broken submission gets a status; nothing it does raises here.
+    """
+    prepared = prepare_notebook(path, source, student_id, assignment_id)
+    if isinstance(prepared, Result):
+        return prepared
+    run, stops = run_prepared(prepared, sandbox, limits)
+    return judge_run(prepared, run, stops, expected)

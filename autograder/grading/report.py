@@ -48,6 +48,7 @@ __all__ = [
     "default_db_url",
     "after_grade",
     "terminal_summary",
+    "causes_in_words",
     "CSV_COLUMNS",
 ]
 
@@ -302,21 +303,43 @@ def write_report(rows: Iterable[Row], out: Path, sources: dict | None = None) ->
     return summary
 
 
+def causes_in_words(causes: list[CauseCount], shown: int = 3, width: int = 90) -> str:
+    """What a question failed of, in one phrase: ``top cause: K (n)`` when one cause is the most
+    frequent, ``(+k more causes)`` when others follow; when several share the highest count it says
+    so rather than pick one: ``top causes (tied, 2 each): A; B (+1 more cause)``, or, when every
+    cause ties, ``causes: 3 different, each once: A; B; C``. Tied causes come in the report's
+    order (alphabetical), at most ``shown`` of them (then ``and k more``), each cut to ``width``
+    characters. "" when ``causes`` is empty."""
+    if not causes:
+        return ""
+    top = causes[0]
+    tied = [c for c in causes if c.count == top.count]
+    rest = len(causes) - len(tied)
+    also = f" (+{rest} more cause{'s' if rest > 1 else ''})" if rest else ""
+    if len(tied) == 1:
+        return f"top cause: {top.cause[:width]} ({top.count}){also}"
+    names = "; ".join(c.cause[:width] for c in tied[:shown])
+    if len(tied) > shown:
+        names += f"; and {len(tied) - shown} more"
+    each = "each once" if top.count == 1 else f"{top.count} each"
+    if not rest:
+        return f"causes: {len(tied)} different, {each}: {names}"
+    return f"top causes (tied, {each}): {names}{also}"
+
+
 def terminal_summary(summary: Summary, out: Path | None = None, lowest: int = 3) -> str:
-    """A few lines for the terminal: the ``lowest`` questions by pass rate with their top cause,
-    then where the report is (when ``out`` is given). Everything a submission named is escaped
-    (``names.terminal``)."""
+    """A few lines for the terminal: the ``lowest`` questions by pass rate with their top cause
+    (or the causes tied for it: :func:`causes_in_words`), then where the report is (when ``out`` is
+    given). Everything a submission named is escaped (``names.terminal``)."""
     failing = sorted(
         (q for q in summary.questions if q.passed < q.submissions), key=lambda q: (q.pass_rate, q.question)
     )
     lines = ["Lowest pass rates:" if failing else "Every question was passed by every submission."]
     for q in failing[:lowest]:
-        top = q.causes[0]
-        also = f" (+{len(q.causes) - 1} more causes)" if len(q.causes) > 1 else ""
         lines.append(
             terminal(
                 f"  {q.assignment_id} {q.question}: {q.passed}/{q.submissions} passed ({q.pass_rate:.0%}); "
-                f"top cause: {top.cause[:90]} ({top.count}){also}"
+                + causes_in_words(q.causes)
             )
         )
     if out is not None:

@@ -89,7 +89,9 @@ def _assignment_plot(questions: list[QuestionSummary]) -> tuple[str, str]:
     for q in questions:
         for c in q.causes:
             counts[c.cause] += c.count
-    top = counts.most_common(_TOP)
+    # most frequent first, ties alphabetical (as the report orders causes), not in the order met
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    top = ranked[:_TOP]
     rows = max(len(questions), len(top), 3)
     height = 0.4 * rows + 1.4  # inches: a bar per row, then the axis labels and the legend below
     fig = Figure(figsize=(12, height))
@@ -113,15 +115,33 @@ def _assignment_plot(questions: list[QuestionSummary]) -> tuple[str, str]:
         right.barh([_short(c) for c, _ in top][::-1], [n for _, n in top][::-1], color="#5c6bc0")
         right.set_xlabel("failed questions")
         right.xaxis.set_major_locator(MaxNLocator(integer=True))
-    right.set_title(f"top {len(top)} causes" if top else "no failures")
+    right.set_title(_top_title(ranked) if top else "no failures")
     right.tick_params(axis="y", labelsize=8)
     alt = "Scores per question: " + "; ".join(
         f"{q.question}: {q.passed} full, {q.submissions - q.passed - sum(s <= 0 for s in q.scores)} some, "
         f"{sum(s <= 0 for s in q.scores)} no points"
         for q in questions
     )
-    alt += ". Top causes: " + ("; ".join(f"{c} ({n})" for c, n in top) if top else "none") + "."
+    alt += f". {_top_title(ranked).capitalize()}: " + ("; ".join(f"{c} ({n})" for c, n in top) if top else "none") + "."
     return _png(fig), alt
+
+
+def _top_title(ranked: list[tuple[str, int]]) -> str:
+    """What the plotted causes (``ranked[:_TOP]``) are, honest when causes tie: ``top 5 causes``;
+    ``3 causes, each once`` or ``5 of 8 causes, 2 each`` when all tie; ``top 5 of 8 causes (+2
+    more tied, 1 each)`` when the cut at ``_TOP`` falls among causes of one count (ties are ranked
+    alphabetically), so that no reader takes the ones shown for more frequent than those left out."""
+    if len(ranked) <= 1:
+        return f"{len(ranked)} cause" if ranked else "no causes"
+    counts = [n for _, n in ranked]
+    if len(set(counts)) == 1:
+        each = "each once" if counts[0] == 1 else f"{counts[0]} each"
+        return f"{min(len(ranked), _TOP)}{f' of {len(ranked)}' if len(ranked) > _TOP else ''} causes, {each}"
+    if len(ranked) <= _TOP:
+        return f"top {len(ranked)} causes"
+    last = counts[_TOP - 1]
+    left_out = counts[_TOP:].count(last)
+    return f"top {_TOP} of {len(ranked)} causes" + (f" (+{left_out} more tied, {last} each)" if left_out else "")
 
 
 def _question(q: QuestionSummary) -> str:

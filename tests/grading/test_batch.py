@@ -195,3 +195,67 @@ def test_a_run_killed_halfway_keeps_what_it_graded_and_a_rerun_completes_it(smal
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     assert stored() == {"ann", "bob", "cy", "dee", "zz-slow"}
     assert [r["student_id"] for r in read_csv(out / "grades.csv")] == ["ann", "bob", "cy", "dee", "zz-slow"]
+
+
+@needs_sandbox
+def test_with_a_core_to_spare_a_grading_thread_alternates_two_sandboxes():
+    """With spares, does the thread keep its one sandbox until the spare's fork server has
+    started, then alternate (one reaps while the other runs), and do both close?"""
+    sandboxes = batch._Sandboxes(batch.Limits(), sandboxed=True, spares=True)
+    sandboxes.launch(1)  # as grade_class does: one per thread
+    try:
+        first = sandboxes.next()  # launches the spare, which is still importing torch
+        first.ready()  # (in a class run, the solutions ran in it)
+        assert sandboxes.next() is first
+        deadline = time.monotonic() + 120
+        while (second := sandboxes.next()) is first and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert second is not first
+        assert sandboxes.next() is first and sandboxes.next() is second
+        assert sandboxes.get() is second  # the solutions' and ready()'s: the one in use, no turn
+    finally:
+        sandboxes.close()
+    assert not first.started() and not second.started()
+
+
+@needs_sandbox
+def test_without_a_core_to_spare_a_grading_thread_keeps_one_sandbox():
+    sandboxes = batch._Sandboxes(batch.Limits(), sandboxed=True, spares=False)
+    sandboxes.launch(1)
+    try:
+        first = sandboxes.next()
+        first.ready()
+        assert all(sandboxes.next() is first for _ in range(3))
+    finally:
+        sandboxes.close()
+
+
+@needs_sandbox
+def test_a_class_run_holds_a_few_notebooks_between_reading_and_recording(source, tmp_path, monkeypatch):
+    """Grading 12 notebooks with one thread, are at most a few of them read and not yet recorded
+    at any time (the reading stage runs ahead of the sandbox by a bounded window), and is every
+    one recorded with its score?"""
+    solutions, submitted = tmp_path / "solutions", tmp_path / "submitted"
+    (solutions / "ex01").mkdir(parents=True)
+    nbformat.write(source, solutions / "ex01" / "ex01.ipynb")
+    for i in range(12):
+        (submitted / f"s{i:02}" / "ex01").mkdir(parents=True)
+        answer = f"def f():\n    return {1 if i % 2 else 2}"
+        nbformat.write(submission_of(source, answer), submitted / f"s{i:02}" / "ex01" / "ex01.ipynb")
+    held, most = [0], [0]
+    prepare, record_all = batch.prepare_notebook, batch.Store.record_all
+
+    def counted_prepare(*args):
+        held[0] += 1
+        most[0] = max(most[0], held[0])
+        return prepare(*args)
+
+    def counted_record_all(self, items):
+        held[0] -= len(items)
+        return record_all(self, items)
+
+    monkeypatch.setattr(batch, "prepare_notebook", counted_prepare)
+    monkeypatch.setattr(batch.Store, "record_all", counted_record_all)
+    rows = grade_class(submitted, tmp_path / "out", solutions, jobs=1, progress=False)
+    assert [r["score"] for r in rows] == ["0", "2"] * 6
+    assert held[0] == 0 and most[0] <= 4

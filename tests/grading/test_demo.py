@@ -36,3 +36,19 @@ def test_the_blank_student_stays_blank_after_a_learner_answered_in_exercises(tmp
     for path in (tmp_path / "demo").glob(f"*/{name}/{name}.ipynb"):
         notebook = nbformat.read(path, as_version=4)
         assert not [c for c in notebook.cells if c.cell_type == "code" and c.outputs]
+
+
+def test_the_readme_gives_the_demo_class_its_true_size(tmp_path):
+    """Does the README's description of the demo class give as many students and submissions as
+    build_demo_class (what `grade` with no SUBMITTED grades) makes, and the assignments each
+    hands in?"""
+    build_demo_class(tmp_path / "demo")
+    submissions = sorted(p.relative_to(tmp_path / "demo").parts[:2] for p in (tmp_path / "demo").glob("*/*/*.ipynb"))
+    students = {s for s, _ in submissions}
+    assignments = {a for _, a in submissions}
+    readme = " ".join((COURSE_ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert f"It has {len(students)} students and {len(submissions)} submissions" in readme
+    everything = [s for s in students if sum(who == s for who, _ in submissions) == len(assignments)]
+    assert sorted(everything) == ["blank", "correct"]
+    assert f"hand in all {len(assignments)} assignments, each other student one)" in readme
+    assert len(submissions) == 2 * len(assignments) + len(students) - 2

@@ -3,6 +3,7 @@ that a browser shows offline?"""
 
 import html
 import re
+import shutil
 import time
 
 import nbformat
@@ -11,9 +12,11 @@ from autograder.grading.feedback import SUMMARY_CHARACTERS, feedback_html, feedb
 from autograder.grading.feedback_page import MAX_PAGE
 from autograder.grading.grade_one import QuestionResult, Result, grade_notebook, solution_records
 from autograder.grading.limits import Limits
+from autograder.lessons import COURSE_ROOT
 
-from .conftest import submission_of
+from .conftest import needs_sandbox, submission_of
 from .pages import page_problems
+from .test_batch import grade_cli
 
 HIDDEN_LINE = 'check.value(f(), expected_f(), "f()"'
 
@@ -194,3 +197,32 @@ def test_the_summary_row_gives_the_cause_a_message_states_on_a_later_line():
     assert len(gist("x\n" + "cause " * 500)) <= SUMMARY_CHARACTERS and gist("").strip() == ""
     page = feedback_html(Result("ada", "ex01", "graded", [QuestionResult("q1_check", 2, 0, tensor)], None))
     assert "A hook&#x27;s result is discarded" in page.split("</table>")[0]
+
+
+@needs_sandbox
+def test_a_graded_page_says_an_undefined_answer_still_raises_not_that_it_may_not_have_run(tmp_path):
+    """Graded by `python -m autograder grade` (which runs every cell), does a blank exercise 9 (the
+    release as handed out, whose answer classes raise NotImplementedError in their bodies) get pages
+    that say its answer cells still raise NotImplementedError, with nothing of "has not been run",
+    and does an answer cell that the grader stops (it never ends) get a page that says no cell that
+    ran defines the class, not that its stub still raises?"""
+    release = COURSE_ROOT / "exercises" / "ex09_functions" / "ex09_functions.ipynb"
+    submitted = tmp_path / "submitted"
+    for student in ("blank", "looper"):
+        (submitted / student / "ex09_functions").mkdir(parents=True)
+    shutil.copy(release, submitted / "blank" / "ex09_functions" / release.name)
+    looping = nbformat.read(release, as_version=4)
+    answer = next(c for c in looping.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "q1_answer")
+    answer.source = "class StableSoftplus(Function):\n    while True:\n        pass\n"
+    nbformat.write(looping, submitted / "looper" / "ex09_functions" / release.name)
+    run = grade_cli(submitted, "--out", tmp_path / "out", "--jobs", "1", "--cell-timeout", "8", cwd=COURSE_ROOT)
+    assert run.returncode == 0, run.stderr
+    pages = {
+        s: html.unescape((tmp_path / "out" / "feedback" / s / "ex09_functions.html").read_text(encoding="utf-8"))
+        for s in ("blank", "looper")
+    }
+    for name in ("StableSoftplus", "LeanLeakyReLU"):
+        assert f"{name} is not answered yet: its answer cell still raises NotImplementedError." in pages["blank"]
+    assert "not been run" not in pages["blank"] and "not been run" not in pages["looper"]
+    assert "StableSoftplus is not defined: no cell that ran defines it" in pages["looper"]
+    assert "StableSoftplus is not answered yet" not in pages["looper"]

@@ -13,12 +13,12 @@ from .conftest import needs_sandbox
 
 def test_the_estimate_after_one_notebook_is_the_notebooks_left_shared_among_threads():
     """After one notebook of 0.05 s whose thread first spent 0.3 s starting its sandbox, is the
-    estimate for 99 left with 2 threads 50 rounds of about 0.05 s, not 99 x 0.35 s?"""
+    estimate for 99 left with 2 threads about 99 x 0.05 s / 2, not 99 x 0.35 s?"""
     bar = GradingBar(100, workers=2, enabled=False)
     assert bar.estimate() is None
     bar.timed(lambda: time.sleep(0.05), before=lambda: time.sleep(0.3))()
     bar.advance()
-    assert 50 * 0.05 <= bar.estimate() < 50 * 0.15
+    assert 99 * 0.05 / 2 <= bar.estimate() < 99 * 0.15 / 2
 
 
 def test_the_estimate_counts_the_few_slow_notebooks():
@@ -29,6 +29,28 @@ def test_the_estimate_counts_the_few_slow_notebooks():
         bar.timed(lambda s=seconds: time.sleep(s))()
         bar.advance()
     assert 90 * 0.05 <= bar.estimate() < 90 * 0.09
+
+
+def test_each_assignment_is_estimated_from_its_own_notebooks_else_from_its_solution():
+    """A class ordered by assignment: after 10 quick ex01 notebooks (0.01 s), with 10 ex01 and 20
+    ex13 left whose solution took 0.3 s, is the estimate (one thread) 10 x 0.01 + 20 x 0.3 s, not
+    30 x 0.01 s (what the quick first assignment alone would say)?"""
+    bar = GradingBar(40, workers=1, enabled=False, kinds={"ex01": 20, "ex13": 20}, seeds={"ex01": 0.2, "ex13": 0.3})
+    assert bar.estimate() == 20 * 0.2 + 20 * 0.3  # before the first notebook: the solutions' times
+    for _ in range(10):
+        bar.timed(lambda submission: time.sleep(0.01), kind=lambda submission: submission)("ex01")
+        bar.advance("ex01")
+    assert 10 * 0.01 + 20 * 0.3 <= bar.estimate() < 10 * 0.05 + 20 * 0.3
+
+
+def test_an_assignment_without_a_seed_is_estimated_from_every_notebook_so_far():
+    """Saved references (no solution ran): is an assignment not yet graded estimated from the
+    mean of the notebooks graded so far, and is nothing estimated before the first?"""
+    bar = GradingBar(4, workers=2, enabled=False, kinds={"ex01": 2, "ex02": 2})
+    assert bar.estimate() is None
+    bar.timed(lambda submission: time.sleep(0.05), kind=lambda submission: submission)("ex01")
+    bar.advance("ex01")
+    assert 3 * 0.05 / 2 <= bar.estimate() < 3 * 0.15 / 2
 
 
 def test_an_estimate_reads_in_seconds_minutes_or_hours():

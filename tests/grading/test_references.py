@@ -332,7 +332,8 @@ def test_every_test_cell_shows_the_learner_only_a_few_lines(exercise):
 @pytest.mark.parametrize("exercise", EXERCISES)
 def test_check_helper_cells_are_locked_collapsed_and_above_their_test(exercise):
     """Is every check-helper cell (qN_helpers) locked and read-only, collapsed in JupyterLab, free of
-    hidden tests (nbgrader removes those from test cells only), and right above its own test cell?"""
+    hidden tests (nbgrader removes those from test cells only), right above its own test cell, and
+    does it end by printing that it ran (JupyterLab shows no execution count beside a folded cell)?"""
     cells = [c for c in source(exercise).cells if c.cell_type == "code"]
     for index, cell in enumerate(cells):
         gid = grade_id(cell) or ""
@@ -343,3 +344,5 @@ def test_check_helper_cells_are_locked_collapsed_and_above_their_test(exercise):
         assert "HIDDEN TESTS" not in cell.source, f"{exercise} {gid}: hidden tests belong in the test cell"
         below = cells[index + 1] if index + 1 < len(cells) else None
         assert below is not None and grade_id(below) == gid.replace("_helpers", "_check"), f"{exercise} {gid}"
+        loaded = f'print("Question {gid.removeprefix("q").removesuffix("_helpers")}\'s check helpers loaded.")'
+        assert cell.source.rstrip().endswith(f"\n{loaded}"), f"{exercise} {gid}: does not end with {loaded}"

@@ -177,7 +177,8 @@ def alembic_on_path(monkeypatch):
 def test_the_report_command_reads_what_the_gradebook_holds(demo, sources, tmp_path, alembic_on_path):
     """Written into nbgrader's gradebook and read back through nbgrader's API, are the rows the
     grade run's own; and does `python -m autograder report --db URL --out OUT` write both files and
-    say which question has the lowest pass rate, with its top cause?"""
+    say which question has the lowest pass rate, with its top cause, or, as in the demo class where
+    every mistake is one student's, that its causes tie?"""
     results, summary = demo
     db_url = f"sqlite:///{tmp_path / 'gradebook.db'}"
     _gradebook(db_url, results, sources)
@@ -197,7 +198,13 @@ def test_the_report_command_reads_what_the_gradebook_holds(demo, sources, tmp_pa
     assert run.returncode == 0, run.stderr
     lowest = min(summary.questions, key=lambda q: (q.pass_rate, q.question))
     assert run.stdout.splitlines()[1].startswith(f"  {lowest.assignment_id} {lowest.question}: ")
-    assert f"top cause: {lowest.causes[0].cause}" in run.stdout.splitlines()[1]
+    line = run.stdout.splitlines()[1]
+    tied = sorted(c.cause for c in lowest.causes if c.count == lowest.causes[0].count)
+    if len(tied) == 1:
+        assert f"top cause: {tied[0]} ({lowest.causes[0].count})" in line
+    else:
+        assert "top cause:" not in line and "; ".join(tied[:3]) in line
+        assert f"causes: {len(tied)} different, each once: " in line or "(tied, " in line
     assert f"{out / 'report.html'}" in run.stdout
     # what `grade` prints at its end is the same summary, of the same gradebook
     assert after_grade(tmp_path / "again", db_url).strip() == run.stdout.strip().replace(
@@ -221,6 +228,59 @@ def test_the_report_command_without_a_gradebook_says_so(tmp_path):
     )
     assert run.returncode == 2 and "no gradebook at" in run.stderr
     assert not (tmp_path / "gradebook.db").exists() and not (tmp_path / "out").exists()
+
+
+def _class(counts: dict[str, int], question: str = "q1_check") -> list[Row]:
+    """Failed rows of one question: ``counts[cause]`` students each, named after their cause."""
+    return [_failed("wrong.", cause, f"{cause}-{i}", question) for cause, n in counts.items() for i in range(n)]
+
+
+@pytest.mark.parametrize(
+    "counts, says",
+    [
+        ({"error.consumed": 3, "tensor.multiple": 1}, "top cause: error.consumed (3) (+1 more cause)"),
+        ({"error.consumed": 2}, "top cause: error.consumed (2)"),
+        ({"value.c": 1, "value.a": 1, "value.b": 1}, "causes: 3 different, each once: value.a; value.b; value.c"),
+        ({"value.b": 2, "value.a": 2}, "causes: 2 different, 2 each: value.a; value.b"),
+        (
+            {"value.z": 1, "value.b": 2, "value.a": 2, "value.y": 1},
+            "top causes (tied, 2 each): value.a; value.b (+2 more causes)",
+        ),
+        ({f"value.{c}": 1 for c in "edcba"}, "causes: 5 different, each once: value.a; value.b; value.c; and 2 more"),
+    ],
+)
+def test_the_terminal_names_one_top_cause_only_when_one_leads(counts, says):
+    """Does `grade`'s closing summary name a single "top cause" only when one cause is more frequent
+    than every other, and otherwise say that the causes tie, naming them in a fixed order (not the
+    order the students were met in)?"""
+    for rows in (_class(counts), _class(counts)[::-1]):
+        lines = terminal_summary(summarize(rows)).splitlines()
+        assert lines[1].endswith(f"passed (0%); {says}"), lines[1]
+
+
+def _plot_alt(page: str) -> str:
+    return html.unescape(re.search(r'<img src="data:image/png;base64,[^"]*" alt="([^"]*)"', page).group(1))
+
+
+@pytest.mark.parametrize(
+    "counts, says",
+    [
+        ({"e.a": 3, "e.b": 2, "e.c": 1}, "Top 3 causes: e.a (3); e.b (2); e.c (1)."),
+        ({f"e.{c}": 1 for c in "gfedcba"}, "5 of 7 causes, each once: e.a (1); e.b (1); e.c (1); e.d (1); e.e (1)."),
+        (
+            {"e.z": 4, "e.y": 3, **{f"e.{c}": 1 for c in "edcba"}},
+            "Top 5 of 7 causes (+2 more tied, 1 each): e.z (4); e.y (3); e.a (1); e.b (1); e.c (1).",
+        ),
+        ({"e.a": 2, "e.b": 2}, "2 causes, 2 each: e.a (2); e.b (2)."),
+    ],
+)
+def test_the_report_plot_says_when_its_top_causes_are_cut_among_ties(tmp_path, counts, says):
+    """On the class report page, does an assignment's plot of its most frequent causes (and its text
+    alternative) say when the causes it shows tie with causes it leaves out, and pick the ones shown
+    in a fixed order?"""
+    for rows in (_class(counts), _class(counts)[::-1]):
+        write_report(rows, tmp_path)
+        assert _plot_alt((tmp_path / "report.html").read_text(encoding="utf-8")).endswith(says)
 
 
 HOSTILE = '<img src=x onerror="alert(1)">'

@@ -19,6 +19,7 @@ checked             the record a check makes (Checked) and the withheld-referenc
 judge               judge a record: the one comparison of a notebook's checks and the grader
 explain             name the autograd mistake behind an error or warning (explain; %load_ext autograder)
 explain_kinds       the mistakes explain knows: PyTorch's message, the lesson, cause and fix (KINDS)
+kinds               those kinds, one module per chapter (kinds.graph, kinds.functions, kinds.hooks, ...)
 lessons             where the course's files are and how to link to a lesson's heading
 grading             batch grading of a class                        (python -m autograder grade)
 

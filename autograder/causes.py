@@ -17,7 +17,8 @@ Keys are set where the diagnosis is made and travel with its text as a :class:`D
 ``prediction.<what>.<e>``   the wrong entries of a ``check.predictions`` (each has its own reason)
 ``value.<words>``           a ``check.value`` or ``check.at_most``: the words of the hint that fits
 ``error.<kind>``            an error raised in the learner's code: the explainer's kind
-                            (``autograder.explain``), or the exception's type when it knows none
+                            (``autograder.explain``; the one the message's explanation was written
+                            as, where it was raised), or the exception's type when it knows none
 ``not_answered``            the release's stub left as it is (``grading.stubs``)
 ``stopped.<why>``           the cell timed out or crashed
 ``forged_cause_line``       a message that ends in a line like ``[cause: ...]`` but has no key: text
@@ -120,9 +121,13 @@ def cause_of(message: str) -> str:
     # check.call: "fn raised ...") is, where the explainer knows it (GradScaler's order asserts)
     learners = raised and (raised.group(1) != "AssertionError" or " raised AssertionError" in first)
     if learners and raised.group(1) != "CheckFailed":
-        from .explain import explain
+        from .explain import explain, told_kind
 
-        kind = explain(raised.group(2)).kind
+        # check.call's message ends with the explanation made where the error was raised (its traceback, the
+        # code around it): that kind, else the kind its first line alone gives
+        lines = text[:MAX_TEXT].rstrip("\n").split("\n")
+        told = told_kind(lines[-1]) if len(lines) > 1 and not lines[-1].startswith("  raised in ") else ""
+        kind = told or explain(raised.group(2)).kind
         if kind != "unknown":
             return f"error.{kind}"
         return f"error.{raised.group(1)}" if raised.group(1) != "AssertionError" else ""

@@ -289,13 +289,19 @@ def grads(
     name: str = "gradients",
     hint: str | Mapping[str, str] = "",
     causes: Mapping | None = None,
+    observed: str | None = None,
+    causes_by: Mapping[str, Mapping] | None = None,
 ) -> None:
     """Check several named gradients (``{"w": tensor, "b": tensor}``); all must match (keys of
     ``received`` that ``expected`` lacks are not judged). ``causes`` (as for :func:`tensor`)
-    applies to each gradient. Gradients wrong for the same cause get one message, which names the
-    others ("(the same for b, c)"; gradients of different shapes that each lack the same dimension
-    included); values are shown only for small tensors. ``hint`` follows the list of problems: a
-    sentence (always), or ``{kind: sentence}`` with kinds of
+    applies to each gradient. Where a cause depends on what the learner's code did, ``observed`` is
+    what the check saw it do (``"DDP"``: a forward through a DDP module) and ``causes_by`` the causes
+    each observation adds (``{"DDP": {0.5: "DDP already averages ..."}}``): the record carries the
+    observation with the gradients (as :func:`tensor` carries a choice), so the class grader gives
+    the causes of the learner's run, not of the solution's. Gradients wrong for the same cause get
+    one message, which names the others ("(the same for b, c)"; gradients of different shapes that
+    each lack the same dimension included); values are shown only for small tensors. ``hint``
+    follows the list of problems: a sentence (always), or ``{kind: sentence}`` with kinds of
     :func:`~autograder.compare.diagnose` (``"shape"``, ``"zeros"``, ...) or ``"missing"`` (a name
     absent from ``received``), and ``"otherwise"``: only the sentences of the kinds found.
 
@@ -308,7 +314,11 @@ def grads(
     options = {"show_values": show_values, "hint": hint}
     if causes:
         options["causes"] = causes if causes is WITHHELD else dict(causes)  # a REFERENCE region's causes
-    _check(Checked(name, "grads", dict(received), expected, options))
+    received = dict(received)
+    if causes_by is not None:
+        options["causes_by"] = {str(k): dict(v) for k, v in causes_by.items()}
+        received = (str(observed), received)
+    _check(Checked(name, "grads", received, expected, options))
 
 
 def value(
@@ -343,7 +353,7 @@ def nbytes(
     :func:`autograder.compare.diagnose_bytes`, which names what a difference is made of:
     ``parts``, bytes of each storage the reference saves, by name; ``unsaved``, bytes of tensors
     the computation makes but no Node saves; ``step``, bytes of one step's graph (a loop);
-    ``extra``, bytes a known wrong run adds, named by what adds them; ``element_size``, bytes per
+    ``extra``, bytes a known wrong run adds (negative: leaves out), named by what does it; ``element_size``, bytes per
     element of the figure's dtype when it has one (no "elements rather than bytes" another size rules out).
 
     Raises:

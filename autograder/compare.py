@@ -457,6 +457,10 @@ _GRAPH_GOES = (
 )
 
 
+# what a figure counted at k B per element, where the dtype has more, is said to have taken (no hidden dtype named)
+_ASSUMED = {4: "4 B per element where float64 has 8?", 2: "2 B per element, a 16-bit dtype's, where this one has more?"}
+
+
 def diagnose_bytes(
     received,
     expected: int,
@@ -482,7 +486,8 @@ def diagnose_bytes(
         step: bytes of one step's graph, when the figure is about a loop: a figure off by k of
             them counted k steps' graphs too many (or too few) at that moment.
         extra: bytes that a known wrong run adds, named by what adds them (a measured figure:
-            ``{"what the backbone saves when it runs in grad mode": 1536}``).
+            ``{"what the backbone saves when it runs in grad mode": 1536}``), or, negative, leaves out
+            (``{"the clone's storage": -80}``): a figure off by exactly one of them is said to be that.
         element_size: bytes per element of the dtype the figure counts, when there is one: a figure
             1/k of the reference is said to count elements only when k is that size (a figure in
             float32 that is 1/2 of the reference is not elements: 2 B is no float32 size).
@@ -566,16 +571,17 @@ def diagnose_bytes(
             given=_names_in(combos),
         )
 
-    # one thing, by its own name: a saved storage, a tensor nobody saves, or one step's graph
-    if diff > 0 and (known := [n for n, s in extra.items() if s == size]):
-        message = f"{name} is {size} B too high: exactly {' or '.join(known)}."
+    # one thing, by its own name: what a known wrong run adds or leaves out, a saved storage, a tensor nobody
+    # saves, or one step's graph
+    if known := [n for n, s in extra.items() if s == diff]:
+        message = f"{name} is {size} B {side}: exactly {' or '.join(known)}."
         return Diagnosis(
             False,
             "extra",
             message,
             rel,
             cause=cause_key("bytes.extra", " or ".join(known)),
-            reason=f"is too high by exactly {' or '.join(known)}.",
+            reason=f"is {side} by exactly {' or '.join(known)}.",
             given=tuple(known),
         )
 
@@ -599,7 +605,7 @@ def diagnose_bytes(
             cause=cause_key("bytes.element_size", "fewer bytes per element than the dtype has"),
             # no sizes: they would name a hidden test's dtype
             reason=f"is too low by a whole fraction: each element counted at fewer bytes than its dtype has "
-            f"(4 B per element where float64 has 8?): {fix}",
+            f"({_ASSUMED[assumed[0]]}): {fix}",
         )
 
     # 4 B per element (float32's) where the dtype has more: said before a part of the same size, since a

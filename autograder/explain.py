@@ -15,9 +15,11 @@ to the notebook's folder, so it opens from ``notebooks/`` as from ``exercises/<i
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import re
+import string
 import textwrap
 import traceback
 import warnings
@@ -28,7 +30,7 @@ from .explain_kinds import KINDS, MODIFIED_INPLACE, UNKNOWN, Kind, modified_inpl
 from .explain_refine import refine
 from .lessons import COURSE_ROOT, lesson
 
-__all__ = ["Explanation", "explain", "KINDS", "MODIFIED_INPLACE", "modified_inplace_message"]
+__all__ = ["Explanation", "explain", "told_kind", "KINDS", "MODIFIED_INPLACE", "modified_inplace_message"]
 
 _HEADLINE = {
     "not built": "the graph was never built",
@@ -274,6 +276,49 @@ def explain(error, stack=None) -> Explanation:
         return _explanation(kind, KINDS[kind], details, _values(kind, details, text), text)
     except Exception:  # noqa: BLE001 -- the explainer must never add an error of its own
         return _explanation("unknown", UNKNOWN, {}, {}, "")
+
+
+# A cause with fewer fixed letters than this (``"{what}"``) says too little to tell which kind wrote it.
+_TOLD_LETTERS = 40
+
+
+@functools.cache
+def _told_templates() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``(kind, fixed texts)`` of each kind's cause template, between and around its fields (a field at
+    either end leaves an empty text there); most fixed letters first."""
+    found = []
+    for kind, k in KINDS.items():
+        parsed = list(string.Formatter().parse(k.cause))
+        texts = [literal for literal, *_ in parsed] + ([""] if parsed and parsed[-1][1] is not None else [])
+        if sum(map(len, texts)) >= _TOLD_LETTERS:
+            found.append((kind, tuple(texts)))
+    return tuple(sorted(found, key=lambda f: -sum(map(len, f[1]))))
+
+
+def _fits(line: str, texts: tuple[str, ...]) -> bool:
+    """Does ``line`` read as these fixed texts with anything between them? Each middle text is taken
+    where it first occurs (leftmost is enough when the first and last are anchored): linear, whatever
+    the line holds."""
+    if len(texts) == 1:
+        return line == texts[0]
+    if not line.startswith(texts[0]):
+        return False
+    at = len(texts[0])
+    for text in texts[1:-1]:
+        found = line.find(text, at)
+        if found < 0:
+            return False
+        at = found + len(text)
+    return line.endswith(texts[-1]) and len(line) - len(texts[-1]) >= at
+
+
+def told_kind(line: str) -> str:
+    """The kind whose cause, as :func:`explain` writes it, is the whole of ``line`` ("" when none): what a
+    message that quotes an explanation (``check.call``'s) was explained as, where its error was raised, with
+    its traceback (its kind may be a cause told apart there, which the bare message does not show)."""
+    if "\n" in line:
+        return ""
+    return next((kind for kind, texts in _told_templates() if _fits(line, texts)), "")
 
 
 def _on_grad(error, text: str) -> bool:

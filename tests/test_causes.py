@@ -4,9 +4,10 @@ it, and nothing a learner's text or a hidden input could put there?"""
 import re
 import time
 
+import pytest
 import torch
 
-from autograder import causes
+from autograder import causes, check
 from autograder.causes import (
     FORGED,
     NOT_ANSWERED,
@@ -55,6 +56,42 @@ def test_texts_from_the_learners_process_get_their_keys():
     assert cause_of("f raised AssertionError: x must be positive") == ""
     assert cause_of("stopped: timeout in q2_check") == "stopped.timeout"
     assert cause_of("predicted() should return a dict") == ""
+
+
+def test_an_error_explained_where_it_was_raised_keeps_the_kind_it_was_explained_as():
+    """An unpack hook that hands back a float16 tensor: backward meets float32 with float16. check.call
+    explains it where it was raised (in backward, under saved-tensor hooks); is its key that kind, not
+    the one the bare first line gives (autocast's), and can the learner's own code line not choose it?"""
+    x = torch.randn(3, 4)
+    w = torch.randn(4, 2, requires_grad=True)
+
+    def run():
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: t.half(), lambda t: t):
+            loss = (x @ w).sum()
+        loss.backward()
+
+    with pytest.raises(check.CheckFailed) as failed:
+        check.call(run)
+    message = str(failed.value)
+    assert cause_of(message) == "error.unpack_hook_backward", message
+    assert cause_of(message.split("\n")[0]) == "error.autocast_dtype_mismatch"
+    told = KINDS["unpack_hook_backward"].cause.replace("{what}", "x")
+    assert cause_of(f"f raised KeyError: 'w'\n  raised in f(), line 2: {told}") == "error.KeyError"
+
+
+def test_is_every_explanation_told_back_as_its_kind_quickly():
+    """Does told_kind read each kind's written cause (fields filled in) back as that kind, and is it quick
+    on a 4,000-character line made of a cause's fixed texts repeated?"""
+    from autograder.explain import told_kind
+
+    for kind, k in KINDS.items():
+        fixed = re.sub(r"\{[^{}]*\}", "", k.cause)
+        if len(fixed) >= 40:
+            assert told_kind(re.sub(r"\{[^{}]*\}", "a filled-in field", k.cause)) == kind, kind
+    start = time.process_time()
+    for k in KINDS.values():
+        told_kind((k.cause * 40)[: causes.MAX_TEXT])
+    assert time.process_time() - start < 1
 
 
 def test_a_message_that_ends_in_a_cause_line_cannot_choose_its_cause():

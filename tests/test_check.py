@@ -400,3 +400,22 @@ def test_outside_ipython_an_undefined_answer_names_both_likely_causes():
     with pytest.raises(check.CheckFailed) as info:
         check.answered("StableSoftplus", {"torch": torch})
     assert str(info.value).endswith("still raises NotImplementedError (or has not been run).")
+
+
+def test_a_gradients_cause_follows_what_the_learners_run_did():
+    """With observed and causes_by, is a gradient 1/2 of the reference told the cause of what the check saw
+    the learner's code do (DDP's own averaging), by the grader too (the learner's observation with the
+    solution's options), and an observation the question does not list told the plain causes?"""
+    want = {"w": torch.tensor([1.0, -2.0, 3.0])}
+    half = {"w": want["w"] / 2}
+    causes, by = {0.5: "divided once too often"}, {"DDP": {0.5: "DDP already averages the gradients"}}
+    with pytest.raises(check.CheckFailed, match="DDP already averages"):
+        check.grads(half, want, causes=causes, observed="DDP", causes_by=by)
+    with pytest.raises(check.CheckFailed, match="divided once too often"):
+        check.grads(half, want, causes=causes, observed="", causes_by=by)
+    check.grads(want, want, causes=causes, observed="DDP", causes_by=by)
+    solution = check.Checked("gradients", "grads", ("", want), want, {"causes": causes, "causes_by": by})
+    ok, message = check.judge(check.Checked("gradients", "grads", ("DDP", half), want, solution.options))
+    assert not ok and "DDP already averages" in message, message
+    forged = check.judge(check.Checked("gradients", "grads", (["DDP"], half), want, solution.options))
+    assert not forged[0] and "divided once too often" in forged[1], forged

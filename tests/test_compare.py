@@ -274,6 +274,25 @@ def test_a_figure_counted_at_a_smaller_element_size_says_so():
     assert d.kind == "element_size" and "2 B per element gives, where this dtype has 4" in d.message, d.message
     short = diagnose_bytes(n * 4, 2 * n * 4, parts=two(4), element_size=4)
     assert short.kind == "missing", short.message
+    # the hidden-test reason of the 2 B case says what it found, not float64's 8
+    assert "2 B per element" in d.reason and "float64" not in d.reason, d.reason
+
+
+def test_a_figure_off_by_what_a_known_wrong_run_leaves_out_is_named_so():
+    """Is a figure too low by exactly a negative ``extra`` (what a known wrong run leaves out: a clone's
+    storage) told that, before a saved part of the same size, and one too high by a positive extra still
+    told so, while an extra of the other sign is not taken for it?"""
+    from autograder.compare import diagnose_bytes
+
+    parts = {"one [n, h] activation": 80, "x": 48}
+    clone = {"the clone's storage, which the product saves": -80}
+    low = diagnose_bytes(304, 384, parts=parts, extra=clone)
+    assert low.kind == "extra" and "80 B too low: exactly the clone's storage" in low.message, low.message
+    assert low.cause == "bytes.extra.the_clones_storage_which_the_product" and "too low" in low.reason
+    high = diagnose_bytes(464, 384, parts=parts, extra=clone)
+    assert high.kind == "double" and "clone" not in high.message, high.message
+    grad_mode = diagnose_bytes(464, 384, parts=parts, extra={"what grad mode saves": 80})
+    assert grad_mode.kind == "extra" and "80 B too high: exactly what grad mode saves" in grad_mode.message
 
 
 def test_an_attached_tensor_without_grad_fn_is_not_called_a_leaf():

@@ -40,6 +40,12 @@ def _texts(options: dict) -> list[str]:
     """The question's own texts in a record's options: its causes, and the names of its parts."""
     causes = options.get("causes")
     found = [str(v) for v in causes.values()] if isinstance(causes, dict) else []
+    by = options.get("causes_by")  # check.grads' causes by what the learner's run did
+    found += (
+        [str(v) for added in by.values() if isinstance(added, dict) for v in added.values()]
+        if isinstance(by, dict)
+        else []
+    )
     for field in ("parts", "unsaved", "extra"):
         if isinstance(options.get(field), dict):
             found += [str(k) for k in options[field]]

@@ -191,6 +191,17 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
         },
     },
     "ex04_accumulation": {
+        "h-04-mean-micro-batch": {
+            "cause": "takes the accumulation peak on the mean micro-batch size (n // number of micro-batches)",
+            "answers": {
+                "q3_answer": """def accumulation_bytes(n, micro_batch, d, h):
+    per_sample = 4 * (d + h + 2)
+    k = -(-n // micro_batch)
+    return {"full batch peak": per_sample * n, "accumulation peak": per_sample * (n // k)}
+"""
+            },
+            "fails": {"q3_check": "the peak is the largest micro-batch's"},
+        },
         "c04-retain-graph": {
             "cause": "backwards each micro-batch with retain_graph=True: its graph stays alive into the next forward",
             "answers": {
@@ -225,6 +236,16 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
         },
     },
     "ex05_inplace": {
+        "h-05-clone-free": {
+            "cause": "thinks the clone costs nothing saved: it is a new storage, and the sigmoid's output stays saved",
+            "answers": {
+                "q4_answer": """def saved_bytes(n, d, h):
+    same = 4 * n * d + 3 * 4 * n * h + 4 * n
+    return {"before": same, "after": same}
+"""
+            },
+            "fails": {"q4_check": "SigmoidBackward0 still saves its own output"},
+        },
         "c05-product-shares-counter": {
             "cause": "thinks f = a * 1 shares a's version counter",
             "answers": {

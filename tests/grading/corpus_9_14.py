@@ -108,6 +108,23 @@ WRONG = {
         },
     },
     "ex10_hooks": {
+        "h-10-unpack-as-stored": {
+            "cause": "unpack hands back the float16 copy as it is: backward meets float32 with float16",
+            "answers": {
+                "q4_answer": """def half_precision_hooks(params):
+    keep = {id(p) for p in params}
+
+    def pack(t):
+        return t if id(t) in keep else (t.dtype, t.half())
+
+    def unpack(packed):
+        return packed if isinstance(packed, torch.Tensor) else packed[1]
+
+    return pack, unpack
+"""
+            },
+            "fails": {"q4_check": "calls your unpack hook for each saved tensor"},
+        },
         "c10-named-children": {
             "cause": "walks named_children() (one level), so nested modules are never hooked",
             "answers": {
@@ -367,6 +384,33 @@ def per_sample_bytes(model, batch_size):
         },
     },
     "ex14_distributed": {
+        "h-14-ddp-divides-again": {
+            "cause": "wraps the model in DDP and also divides the loss by world_size: DDP already averages",
+            "answers": {
+                "q1_answer": """def rank_grads(rank, world_size, model, x, y):
+    ddp = DDP(model)
+    out = ddp(x.chunk(world_size)[rank])
+    loss = nn.functional.mse_loss(out, y.chunk(world_size)[rank], reduction="mean") / world_size
+    loss.backward()
+    return {name: p.grad for name, p in model.named_parameters()}
+"""
+            },
+            "fails": {"q1_check": "DDP already averages the gradients"},
+        },
+        "h-14-all-reduce-divides-twice": {
+            "cause": "all-reduces the gradients and divides both the loss and the sum by world_size",
+            "answers": {
+                "q1_answer": """def rank_grads(rank, world_size, model, x, y):
+    xs, ys = x.chunk(world_size)[rank], y.chunk(world_size)[rank]
+    (nn.functional.mse_loss(model(xs), ys) / world_size).backward()
+    for p in model.parameters():
+        dist.all_reduce(p.grad)
+        p.grad.div_(world_size)
+    return {name: p.grad for name, p in model.named_parameters()}
+"""
+            },
+            "fails": {"q1_check": "divided by world_size twice"},
+        },
         "c14-ddp-unused": {
             "cause": "wraps the model in DDP but runs the forward through the plain module",
             "answers": {

@@ -353,14 +353,14 @@ WRONG = {
                 '    return {"before": before, "after": '
                 "before}\n"
             },
-            "fails": {"q4_check": "exactly the size of one [n, h] activation"},
-            "judged": "partly",
-            "message": "saved bytes after (n=4, d=3, h=5) is 80 B too low: "
-            "exactly the size of one [n, h] activation. Which Node "
-            "saves it for backward?\n"
-            "  expected: 384 B\n"
-            "  received: 304 B\n"
-            "[cause: bytes.missing.one_n_h_activation]",
+            "fails": {"q4_check": "SigmoidBackward0 still saves its own output"},
+            "judged": "named",
+            "message": (
+                "saved bytes after (n=4, d=3, h=5) is 80 B too low: exactly the clone's storage: "
+                ".clone() copies the sigmoid's output into a new [n, h] storage, which the produc"
+                "t saves, while SigmoidBackward0 still saves its own output (in gated they are on"
+                "e storage).\n  expected: 384 B\n  received: 304 B\n[cause: byte"
+            ),
         },
     },
     "ex06_grad_modes": {
@@ -1225,13 +1225,14 @@ WRONG = {
                 "name, p in "
                 "model.named_parameters()}\n"
             },
-            "fails": {"q1_check": "divided by 2 once too often"},
-            "judged": "partly",
-            "message": "0.weight is exactly 1/2 of the expected value: "
-            "divided by 2 once too often, or a mean taken "
-            "where a sum was meant.\n"
-            "  (the same for 0.bias, 2.weight, 2.bias)\n"
-            "[cause: tensor.fraction]",
+            "fails": {"q1_check": "DDP already averages the gradients"},
+            "judged": "named",
+            "message": (
+                "0.weight is exactly 1/2 of the expected value: averaged over the ranks twice: DD"
+                "P already averages the gradients (its all-reduce divides their sum by world_size"
+                "), so do not also divide the loss by world_size.\n  (the same for 0.bias, 2.weigh"
+                "t, 2.bias)\n[cause: tensor.fraction.averaged_over_the_ranks_t"
+            ),
         },
         "g01-14-reverse-registration": {
             "cause": "returns the reverse of the registration "

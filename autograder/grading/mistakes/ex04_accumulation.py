@@ -109,4 +109,16 @@ MISTAKES = {
         },
         "fails": {"q3_check": "too high: exactly the size of the Tanh output"},
     },
+    # Q3: the accumulation peak taken on the last micro-batch: the same as the first when micro_batch divides n,
+    # smaller when it does not (the visible check's second batch, 11 samples in 4, 4 and 3).
+    "ex04-q3-last-micro-batch": {
+        "answers": {
+            "q3_answer": """def accumulation_bytes(n, micro_batch, d, h):
+    per_sample = 4 * (d + h + 1 + 1)
+    last = n - (len(range(0, n, micro_batch)) - 1) * micro_batch
+    return {"full batch peak": n * per_sample, "accumulation peak": last * per_sample}
+"""
+        },
+        "fails": {"q3_check": "the peak is the largest micro-batch's"},
+    },
 }

@@ -95,6 +95,6 @@ MISTAKES = {
     return {"before": before, "after": before}
 """
         },
-        "fails": {"q4_check": "too low: exactly the size of one [n, h] activation"},
+        "fails": {"q4_check": "too low: exactly the clone's storage: .clone() copies the sigmoid's output"},
     },
 }

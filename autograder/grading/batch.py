@@ -135,24 +135,13 @@ def _row(result: Result) -> dict:
     )
 
 
-class _Lane:
-    """A grading thread's sandboxes: the one it uses now and, where the machine has a core to
-    spare for it, a second one that it alternates with (:meth:`_Sandboxes.next`)."""
-
-    def __init__(self, current: Sandbox):
-        self.current, self.spare, self.spare_launched = current, None, False
-
-
 class _Sandboxes:
     """One sandbox per grading thread, taken on first use from those :meth:`launch` started (else
     a new one); all closed by :meth:`close`. ``extras``: what their fork servers also import
-    (``sandbox.extras_for``). With ``spares``, each thread also starts a second sandbox once it
-    grades (:meth:`next`): a submission process is reaped, and the next one forked, while the other
-    sandbox runs the next notebook's cells, instead of on the way from one notebook to the next
-    (some 10 ms a notebook; for a fork server's memory, ~150 MiB)."""
+    (``sandbox.extras_for``)."""
 
-    def __init__(self, limits: Limits, sandboxed: bool, extras: tuple[str, ...] = (), spares: bool = False):
-        self.limits, self.sandboxed, self.extras, self.spares = limits, sandboxed, extras, spares
+    def __init__(self, limits: Limits, sandboxed: bool, extras: tuple[str, ...] = ()):
+        self.limits, self.sandboxed, self.extras = limits, sandboxed, extras
         self._local, self._all, self._lock = threading.local(), [], threading.Lock()
         self._launched: list[Sandbox] = []
 
@@ -166,35 +155,15 @@ class _Sandboxes:
                 self._launched.append(sandbox)
             sandbox.launch()
 
-    def _new(self) -> Sandbox:
-        sandbox = Sandbox(self.limits, self.sandboxed, self.extras)
-        with self._lock:
-            self._all.append(sandbox)
-        return sandbox
-
-    def _lane(self) -> _Lane:
-        lane = getattr(self._local, "lane", None)
-        if lane is None:
+    def get(self) -> Sandbox:
+        if getattr(self._local, "sandbox", None) is None:
             with self._lock:
                 sandbox = self._launched.pop(0) if self._launched else None
-            lane = self._local.lane = _Lane(sandbox or self._new())
-        return lane
-
-    def get(self) -> Sandbox:
-        """This thread's sandbox now (solutions' runs, :meth:`ready`)."""
-        return self._lane().current
-
-    def next(self) -> Sandbox:
-        """The sandbox for this thread's next notebook: with spares, the one that did not run the
-        last notebook once its fork server has started (until then, and without spares, the same).
-        The spare is launched at the first call, when the solutions have run."""
-        lane = self._lane()
-        if self.spares and not lane.spare_launched:
-            lane.spare, lane.spare_launched = self._new(), True
-            lane.spare.launch()
-        elif lane.spare is not None and lane.spare.started():
-            lane.current, lane.spare = lane.spare, lane.current
-        return lane.current
+                if sandbox is None:
+                    sandbox = Sandbox(self.limits, self.sandboxed, self.extras)
+                    self._all.append(sandbox)
+            self._local.sandbox = sandbox
+        return self._local.sandbox
 
     def ready(self) -> None:
         """Wait until this thread's sandbox has started (one that does not is its first
@@ -287,13 +256,10 @@ def grade_class(
     url = part_url(db_url or default_db_url(out), out, shard)
     todo = [s for s in submissions if s.assignment_id in sources]
     graded = sorted({s.assignment_id for s in todo})
-    # the sandboxes start now (torch imports for seconds), while this process opens the gradebook;
-    # spares where each grading thread can have a second core (jobs 1 on a laptop's 2)
-    workers = min(jobs or os.cpu_count() or 1, len(todo))
-    extras = extras_for(cell.source for a in graded for cell in sources[a][1].cells)
-    sandboxes = _Sandboxes(limits, sandboxed, extras, spares=2 * workers <= (os.cpu_count() or 1) and len(todo) > 1)
+    # the sandboxes start now (torch imports for seconds), while this process opens the gradebook
+    sandboxes = _Sandboxes(limits, sandboxed, extras_for(cell.source for a in graded for cell in sources[a][1].cells))
     try:
-        sandboxes.launch(workers)
+        sandboxes.launch(min(jobs or os.cpu_count() or 1, len(todo)))
         with one_writer_at_a_time(url, shard):  # shards sharing a server gradebook make its tables in turn
             store = Store(url, course_config(course))
             try:
@@ -365,7 +331,7 @@ def _grade_into(
         if isinstance(item, Result):
             return item, None
         try:
-            return item, run_prepared(item, sandboxes.next(), limits)
+            return item, run_prepared(item, sandboxes.get(), limits)
         except Exception as error:  # noqa: BLE001
             return zeroed(submission, status.grader_error(error)), None
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import select
 import shutil
 import signal
 import socket
@@ -282,20 +281,6 @@ class Sandbox:
             self.close()
             self.last_error = f"the grading sandbox did not start: {error.strip() or 'no answer'}"
             raise SandboxError(self.last_error) from None
-
-    def started(self) -> bool:
-        """Has this sandbox's fork server finished its imports? Never waits: False while a
-        launched one is still importing, or when it did not start (then it is closed and
-        ``last_error`` says why); True once :meth:`ready` returned."""
-        if not self._starting:
-            return self._control is not None
-        if not select.select([self._control], [], [], 0)[0]:
-            return False
-        try:
-            self.ready()
-        except SandboxError:
-            return False
-        return True
 
     def _answer(self, timeout: float) -> dict:
         self._control.settimeout(timeout)

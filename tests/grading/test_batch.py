@@ -200,40 +200,6 @@ def test_a_run_killed_halfway_keeps_what_it_graded_and_a_rerun_completes_it(smal
 
 
 @needs_sandbox
-def test_with_a_core_to_spare_a_grading_thread_alternates_two_sandboxes():
-    """With spares, does the thread keep its one sandbox until the spare's fork server has
-    started, then alternate (one reaps while the other runs), and do both close?"""
-    sandboxes = batch._Sandboxes(batch.Limits(), sandboxed=True, spares=True)
-    sandboxes.launch(1)  # as grade_class does: one per thread
-    try:
-        first = sandboxes.next()  # launches the spare, which may still be importing torch
-        first.ready()  # (in a class run, the solutions ran in it)
-        turns, deadline = [first], time.monotonic() + 120
-        while len(set(turns)) < 2 and time.monotonic() < deadline:
-            turns.append(sandboxes.next())
-            time.sleep(0.01)
-        second = turns[-1]
-        assert second is not first and set(turns[:-1]) == {first}  # the same one until the spare started
-        assert [sandboxes.next() for _ in range(4)] == [first, second, first, second]  # then, in turn
-        assert sandboxes.get() is second  # the solutions' and ready()'s: the one in use, no turn
-    finally:
-        sandboxes.close()
-    assert not first.started() and not second.started()
-
-
-@needs_sandbox
-def test_without_a_core_to_spare_a_grading_thread_keeps_one_sandbox():
-    sandboxes = batch._Sandboxes(batch.Limits(), sandboxed=True, spares=False)
-    sandboxes.launch(1)
-    try:
-        first = sandboxes.next()
-        first.ready()
-        assert all(sandboxes.next() is first for _ in range(3))
-    finally:
-        sandboxes.close()
-
-
-@needs_sandbox
 def test_a_class_run_holds_a_few_notebooks_between_reading_and_recording(source, tmp_path, monkeypatch):
     """Grading 12 notebooks with one thread, are at most a few of them read and not yet recorded
     at any time (the reading stage runs ahead of the sandbox by a bounded window), and is every

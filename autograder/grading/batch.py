@@ -97,11 +97,16 @@ def find_submissions(submitted: Path, sources: dict) -> list[Submission]:
     for student in sorted(p for p in submitted.iterdir() if p.is_dir() and _safe(p.name, "student id")):
         for assignment in sorted(p for p in student.iterdir() if p.is_dir() and _safe(p.name, "assignment id")):
             expected = assignment / sources.get(assignment.name, ("?",))[0]
-            notebooks = sorted(assignment.glob("*.ipynb"))
+            notebooks = _notebooks(assignment)
             path = expected if expected.is_file() else (notebooks[0] if len(notebooks) == 1 else None)
             linked = any(p.is_symlink() for p in (student, assignment, path) if p is not None)
             found.append(Submission(student.name, assignment.name, None if linked else path, linked))
     return found
+
+
+def _notebooks(folder: Path) -> list[Path]:
+    """The notebooks in ``folder``: its entries ending in ``.ipynb``, in any case (``.IPYNB``)."""
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() == ".ipynb")
 
 
 def _safe(name: str, what: str) -> bool:
@@ -248,9 +253,13 @@ def grade_class(
     notes = notes if notes is not None else []
     for submission in submissions:  # a renamed notebook is graded (find_submissions): say which file it was
         expected = sources.get(submission.assignment_id, ("",))[0]
+        name = f"{submission.student_id}/{submission.assignment_id}"
         if submission.path is not None and expected and submission.path.name != expected:
-            name = f"{submission.student_id}/{submission.assignment_id}"
             notes.append(f"{name}: graded {submission.path.name} (expected {expected})")
+        elif submission.path is None and expected and not submission.linked:
+            if len(found := _notebooks(submitted / submission.student_id / submission.assignment_id)) > 1:
+                listed = ", ".join(p.name for p in found)
+                notes.append(f"{name}: no notebook graded: {len(found)} notebooks ({listed}), none named {expected}")
     changes = changes if changes is not None else {}
     out.mkdir(parents=True, exist_ok=True)
     url = part_url(db_url or default_db_url(out), out, shard)

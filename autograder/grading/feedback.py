@@ -60,8 +60,15 @@ def _summary(result: Result, secret: set[str]) -> str:
 
     rows = "\n".join(
         f'<tr><td>{e(_question(q.grade_id))}</td><td style="text-align:right">{q.score:g} / {q.points:g}</td>'
-        f"<td>{e(gist(q.message)) if q.message else 'passed'}</td></tr>"
+        f"<td>{e(gist(failure)) if (failure := result.failure(q)) else 'passed'}</td></tr>"
         for q in result.questions
+    )
+    where = (
+        "<p>Under each check cell, a line starting with Graded: gives its points and, for a failed check, the "
+        "reason in autograd terms (checks judged against the instructor's solution are reported only there). "
+        "Hidden tests are not shown.</p>"
+        if result.notebook is not None
+        else f"<p>Nothing of this submission ran ({e(result.status)}), so no cell is shown.</p>"
     )
     return (
         f'<section class="summary rendered_html">\n<h1>Feedback: {e(result.assignment_id)}</h1>\n'
@@ -69,9 +76,7 @@ def _summary(result: Result, secret: set[str]) -> str:
         f"points. Status: {e(result.status)}.</p>\n"
         '<table>\n<thead><tr><th style="text-align:left">question</th><th style="text-align:right">points</th>'
         f'<th style="text-align:left">result</th></tr></thead>\n<tbody>\n{rows}\n</tbody>\n</table>\n'
-        "<p>Under each check cell, a line starting with Graded: gives its points and, for a failed check, the "
-        "reason in autograd terms (checks judged against the instructor's solution are reported only there). "
-        "Hidden tests are not shown.</p>\n</section>"
+        f"{where}\n</section>"
     )
 
 
@@ -95,7 +100,8 @@ def feedback_notebook(result: Result) -> nbformat.NotebookNode:
         question = verdicts.get(grade_id(cell)) if is_test(cell) else None
         if question is not None:
             cell["outputs"] = _without_pending_lines(cell.get("outputs", []))
-            said = f"Graded: {question.score:g} / {question.points:g}. {question.message or 'All checks passed.'}"
+            verdict = result.failure(question) or "All checks passed."
+            said = f"Graded: {question.score:g} / {question.points:g}. {verdict}"
             cell.setdefault("outputs", []).append(nbformat.v4.new_output("stream", name="stdout", text=said + "\n"))
     return nb
 

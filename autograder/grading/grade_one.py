@@ -89,6 +89,14 @@ class Result:
     def max_score(self) -> float:
         return sum(q.points for q in self.questions)
 
+    def failure(self, question: QuestionResult) -> str:
+        """What went wrong with ``question`` for a page or a platform to say: its message; for a
+        question short of its points with none (nothing of the submission ran: no notebook, an
+        unreadable file, a link), "not graded: " and the status; "" when it earned its points."""
+        if question.message:
+            return question.message
+        return "" if question.score >= question.points else f"not graded: {self.status}"
+
 
 def _code_cells(nb: nbformat.NotebookNode) -> list:
     return [c for c in nb.cells if c.cell_type == "code"]

@@ -125,12 +125,13 @@ def hidden_check_names(source) -> dict[str, set[str]]:
     return found
 
 
-def _output(question: QuestionResult, hidden: set[str]) -> str:
-    if not question.message:
+def _output(result: Result, question: QuestionResult, hidden: set[str]) -> str:
+    failure = result.failure(question)
+    if not failure:
         return "All checks passed."
-    if any(question.message.startswith(name) for name in hidden):
+    if question.message and any(question.message.startswith(name) for name in hidden):
         return HIDDEN_OUTPUT
-    return question.message
+    return failure
 
 
 def _name(question: QuestionResult) -> str:
@@ -151,7 +152,7 @@ def gradescope(result: Result, source) -> dict:
                 "name": _name(q),
                 "score": q.score,
                 "max_score": q.points,
-                "output": _output(q, hidden.get(q.grade_id, set())),
+                "output": _output(result, q, hidden.get(q.grade_id, set())),
                 "visibility": "visible",
             }
             for q in result.questions

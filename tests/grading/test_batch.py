@@ -228,3 +228,27 @@ def test_a_class_run_holds_a_few_notebooks_between_reading_and_recording(source,
     rows = grade_class(submitted, tmp_path / "out", solutions, jobs=1, progress=False)
     assert [r["score"] for r in rows] == ["0", "2"] * 6
     assert held[0] == 0 and most[0] <= 4
+
+
+@needs_sandbox
+def test_a_folder_of_several_renamed_notebooks_gets_a_note_naming_them(source, tmp_path):
+    """A folder with two renamed notebooks grades none of them (which one was meant is not known):
+    does the run say so, naming them, and is a notebook ending in .IPYNB graded like any other?"""
+    solutions, submitted = tmp_path / "solutions", tmp_path / "submitted"
+    (solutions / "ex01").mkdir(parents=True)
+    nbformat.write(source, solutions / "ex01" / "ex01.ipynb")
+    right = submission_of(source, "def f():\n    return 1")
+    for student, names in [("eve", ["draft.ipynb", "final.ipynb"]), ("fay", ["EX01.IPYNB"])]:
+        (submitted / student / "ex01").mkdir(parents=True)
+        for name in names:
+            nbformat.write(right, submitted / student / "ex01" / name)
+    notes = []
+    rows = grade_class(submitted, tmp_path / "out", solutions, jobs=1, progress=False, notes=notes)
+    assert [(r["student_id"], r["score"], r["status"]) for r in rows] == [
+        ("eve", "0", "no notebook"),
+        ("fay", "2", "graded"),
+    ]
+    assert notes == [
+        "eve/ex01: no notebook graded: 2 notebooks (draft.ipynb, final.ipynb), none named ex01.ipynb",
+        "fay/ex01: graded EX01.IPYNB (expected ex01.ipynb)",
+    ]

@@ -7,6 +7,7 @@ import shutil
 import time
 
 import nbformat
+import pytest
 
 from autograder.grading.feedback import SUMMARY_CHARACTERS, feedback_html, feedback_notebook, gist
 from autograder.grading.feedback_page import MAX_PAGE
@@ -226,3 +227,15 @@ def test_a_graded_page_says_an_undefined_answer_still_raises_not_that_it_may_not
     assert "not been run" not in pages["blank"] and "not been run" not in pages["looper"]
     assert "StableSoftplus is not defined: no cell that ran defines it" in pages["looper"]
     assert "StableSoftplus is not answered yet" not in pages["looper"]
+
+
+@pytest.mark.parametrize("why", ["no notebook", "unreadable: NotJSONError", "refused: a symbolic link"])
+def test_a_submission_where_nothing_ran_is_not_said_to_have_passed(why):
+    """When nothing of a submission ran (no notebook, an unreadable file, a link), does its page
+    say each question was not graded and why, never "passed", and not point at check cells that
+    are not there?"""
+    result = Result("ada", "ex01", why, [QuestionResult("q1_check", 3), QuestionResult("q2_check", 2)])
+    page = feedback_html(result)
+    assert "passed" not in page and "Under each check cell" not in page
+    assert page.count(f"not graded: {html.escape(why)}") == 2
+    assert f"Nothing of this submission ran ({html.escape(why)})" in page

@@ -105,3 +105,12 @@ def test_grade_one_refuses_an_unknown_assignment_with_the_known_ones(graded_clas
     said = capsys.readouterr().err
     assert "no assignment 'ex09'" in said and "(it has: ex01, ex02)" in said
     assert not out.exists()
+
+
+def test_a_notebook_where_nothing_ran_is_not_reported_to_the_platform_as_passed():
+    """Gradescope shows each test's output to the student: for a submission where nothing ran
+    (no notebook), does every question say it was not graded and why, not "All checks passed."?"""
+    source = tiny_source()
+    result = hosted.Result("ada", "ex01", "no notebook", [hosted.QuestionResult("q1_check", 2)])
+    tests = hosted.gradescope(result, source)["tests"]
+    assert [t["output"] for t in tests] == ["not graded: no notebook"] and tests[0]["score"] == 0

@@ -46,9 +46,20 @@ def grader_error(error: BaseException) -> str:
     return f"crashed (grader error: {type(error).__name__})"
 
 
+_UNREADABLE = {  # what a learner can do about it, by the error reading the file raised
+    "NotJSONError": "not a notebook's JSON: the file is cut off, or is not a notebook",
+    "UnicodeDecodeError": "not UTF-8 text: is it a notebook?",
+    "ValidationError": "JSON, but not a notebook that nbformat reads",
+    "JSONDecodeError": "not a notebook's JSON: the file is cut off, or is not a notebook",
+}
+
+
 def unreadable(error: BaseException) -> str:
-    """The status of a file that is not a readable notebook."""
-    return f"unreadable: {type(error).__name__}"
+    """The status of a file that is not a readable notebook: what is wrong with it in words (when
+    its error is a known kind), then the error's type name; never the error's text (it may quote
+    the file)."""
+    name = type(error).__name__
+    return f"unreadable: {_UNREADABLE[name]} ({name})" if name in _UNREADABLE else f"unreadable: {name}"
 
 
 def not_graded(reason: str) -> str:

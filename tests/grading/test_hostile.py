@@ -8,6 +8,7 @@ import json
 import nbformat
 import pytest
 
+from autograder.grading import status
 from autograder.grading.assemble import is_answer, is_test
 from autograder.grading.batch import load_sources
 from autograder.grading.demo import build_demo_class
@@ -198,6 +199,15 @@ def test_broken_files_get_an_unreadable_status(tmp_path, content):
     result = grade_file(tmp_path, content, {}, None, Limits())  # nothing runs: no sandbox needed
     assert result.status.startswith("unreadable") and (result.score, result.max_score) == (0, FULL)
     assert "unreadable" in feedback_html(result)
+
+
+def test_a_cut_off_notebook_is_said_to_be_cut_off():
+    """Does the status of truncated JSON say in words what is wrong, beside nbformat's error type?"""
+    with pytest.raises(ValueError) as raised:
+        nbformat.reads('{"cells": [{"cell_type": "code", "sou', as_version=4)
+    assert status.unreadable(raised.value) == (
+        "unreadable: not a notebook's JSON: the file is cut off, or is not a notebook (NotJSONError)"
+    )
 
 
 # --- runaway code: the other questions are still graded ---------------------------------------

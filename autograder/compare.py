@@ -580,7 +580,7 @@ def diagnose_bytes(
             "extra",
             message,
             rel,
-            cause=cause_key("bytes.extra", " or ".join(known)),
+            cause=cause_key("bytes.extra" if diff > 0 else "bytes.missing", " or ".join(known)),
             reason=f"is {side} by exactly {' or '.join(known)}.",
             given=tuple(known),
         )

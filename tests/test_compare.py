@@ -288,7 +288,7 @@ def test_a_figure_off_by_what_a_known_wrong_run_leaves_out_is_named_so():
     clone = {"the clone's storage, which the product saves": -80}
     low = diagnose_bytes(304, 384, parts=parts, extra=clone)
     assert low.kind == "extra" and "80 B too low: exactly the clone's storage" in low.message, low.message
-    assert low.cause == "bytes.extra.the_clones_storage_which_the_product" and "too low" in low.reason
+    assert low.cause == "bytes.missing.the_clones_storage_which_the_product" and "too low" in low.reason
     high = diagnose_bytes(464, 384, parts=parts, extra=clone)
     assert high.kind == "double" and "clone" not in high.message, high.message
     grad_mode = diagnose_bytes(464, 384, parts=parts, extra={"what grad mode saves": 80})

@@ -175,7 +175,7 @@ def prairielearn(result: Result, source) -> dict:
                 "name": _name(q),
                 "points": q.score,
                 "max_points": q.points,
-                "message": _output(q, hidden.get(q.grade_id, set())),
+                "message": _output(result, q, hidden.get(q.grade_id, set())),
             }
             for q in result.questions
         ],

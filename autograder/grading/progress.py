@@ -111,11 +111,14 @@ class GradingBar:
         key = kind if kind in self._left else next(iter(self._left))
         self._left[key] = max(0, self._left[key] - 1)
         left = self.estimate()
+        first = left is not None and not getattr(self.bar, "postfix", None)
         if left is not None and self.done < self.total:
             self.bar.set_postfix_str(about(left), refresh=False)
         elif self.done >= self.total:
             self.bar.set_postfix_str("", refresh=False)
         self.bar.update(1)
+        if first and self.done < self.total:  # shown at once, not at tqdm's next refresh: a small class may end first
+            self.bar.refresh()
 
     def close(self) -> None:
         self.bar.close()

@@ -114,3 +114,9 @@ def test_a_notebook_where_nothing_ran_is_not_reported_to_the_platform_as_passed(
     result = hosted.Result("ada", "ex01", "no notebook", [hosted.QuestionResult("q1_check", 2)])
     tests = hosted.gradescope(result, source)["tests"]
     assert [t["output"] for t in tests] == ["not graded: no notebook"] and tests[0]["score"] == 0
+
+
+def test_prairielearns_results_for_a_notebook_where_nothing_ran_say_why():
+    source = tiny_source()
+    result = hosted.Result("ada", "ex01", "no notebook", [hosted.QuestionResult("q1_check", 2)])
+    assert [t["message"] for t in hosted.prairielearn(result, source)["tests"]] == ["not graded: no notebook"]

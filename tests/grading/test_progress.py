@@ -53,6 +53,20 @@ def test_an_assignment_without_a_seed_is_estimated_from_every_notebook_so_far():
     assert 3 * 0.05 / 2 <= bar.estimate() < 3 * 0.15 / 2
 
 
+def test_the_first_estimate_is_shown_at_once(capsys):
+    """A small class can end before tqdm's next refresh: is the first estimate printed with the
+    first notebook, and no estimate left on the finished bar?"""
+    bar = GradingBar(3, workers=1, enabled=True)
+    bar.timed(lambda: None)()
+    bar.advance()
+    assert "1/3" in capsys.readouterr().err.split("\r")[-1] and " left]" in bar.bar.__str__()
+    for _ in range(2):
+        bar.timed(lambda: None)()
+        bar.advance()
+    bar.close()
+    assert capsys.readouterr().err.rstrip().endswith("3/3 [00:00]")
+
+
 def test_an_estimate_reads_in_seconds_minutes_or_hours():
     assert [about(s) for s in (0.2, 42, 61, 3600 + 300)] == [
         "about 1 s left",

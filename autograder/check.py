@@ -275,11 +275,17 @@ def tensor(
     __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
     options = dict(tolerance, show_values=show_values)
     if causes:
-        options["causes"] = causes if causes is WITHHELD else dict(causes)  # a REFERENCE region's causes
+        options["causes"] = _causes(causes)
     if tolerance_by is not None:
         options["tolerance_by"] = {str(k): dict(v) for k, v in tolerance_by.items()}
         received = (str(choice), received)
     _check(Checked(name, "tensor", received, expected, options))
+
+
+def _causes(causes):
+    """A check's ``causes`` as its record carries them: a copy, or ``WITHHELD`` as it is (a
+    REFERENCE region's causes, which the grader fills in from the solution's record)."""
+    return causes if causes is WITHHELD else dict(causes)
 
 
 def grads(
@@ -313,7 +319,7 @@ def grads(
         raise CheckFailed(f"expected a dict of gradients, got {type(received).__name__}")
     options = {"show_values": show_values, "hint": hint}
     if causes:
-        options["causes"] = causes if causes is WITHHELD else dict(causes)  # a REFERENCE region's causes
+        options["causes"] = _causes(causes)
     received = dict(received)
     if causes_by is not None:
         options["causes_by"] = {str(k): dict(v) for k, v in causes_by.items()}

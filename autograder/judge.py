@@ -45,15 +45,22 @@ def _shown(received, expected, options: dict) -> str:
     return ""
 
 
+def _tagged(received) -> tuple:
+    """A record's value as ``check.tensor`` (with ``tolerance_by``) and ``check.grads`` (with
+    ``causes_by``) send it: ``(what the learner's run chose or did, the value)``; ``(None,
+    received)`` when it is no such pair (a forged record: judged as it is)."""
+    return received if isinstance(received, tuple) and len(received) == 2 else (None, received)
+
+
 def _judge_tensor(received, expected, name: str, options: dict) -> tuple[bool, str]:
     by = options.get("tolerance_by")
     if isinstance(by, Mapping):  # the tolerance follows the learner's choice (check.tensor's choice)
-        choice = received[0] if isinstance(received, tuple) and len(received) == 2 else None
+        choice, value = _tagged(received)
         if not isinstance(choice, str) or not isinstance(by.get(choice), Mapping):
             allowed = " or ".join(map(str, by))
             used = f"{name}: the question allows {allowed}; your code used {str(choice)[:60]}."
             return False, keyed(used, "tensor.choice")
-        received, options, received_choice = received[1], {**options, **by[choice]}, choice
+        received, options, received_choice = value, {**options, **by[choice]}, choice
     result = _diagnose(received, expected, name, options)
     if result.ok:
         return True, f"OK {name}"
@@ -103,8 +110,7 @@ def _grads_hint(hint, kinds: list[str]) -> str:
 def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, str]:
     by = options.get("causes_by")
     if isinstance(by, Mapping):  # the causes the learner's run adds, by what the check observed it do (check.grads)
-        observed = received[0] if isinstance(received, tuple) and len(received) == 2 else None
-        received = received[1] if isinstance(received, tuple) and len(received) == 2 else received
+        observed, received = _tagged(received)
         causes = options.get("causes") if isinstance(options.get("causes"), Mapping) else {}
         added = by.get(observed) if isinstance(observed, str) else None
         options = {**options, "causes": {**causes, **(added if isinstance(added, Mapping) else {})}}

@@ -27,17 +27,8 @@ from pathlib import Path
 import nbformat
 
 from . import status
-from .assemble import questions
 from .feedback import feedback_html
-from .grade_one import (
-    QuestionResult,
-    Result,
-    SolutionFails,
-    judge_run,
-    prepare_notebook,
-    run_prepared,
-    solution_records,
-)
+from .grade_one import Result, SolutionFails, judge_run, prepare_notebook, run_prepared, solution_records, unscored
 from .intake.exchange import submission_timestamp
 from .limits import Limits
 from .names import UnsafeId, check_id
@@ -315,13 +306,7 @@ def _grade_into(
 
     def zeroed(submission: Submission, why: str) -> Result:
         """A result with every question at 0 and ``why`` as its status: nothing ran."""
-        source = sources[submission.assignment_id][1]
-        return Result(
-            submission.student_id,
-            submission.assignment_id,
-            why,
-            [QuestionResult(q.grade_id, q.points) for q in questions(source)],
-        )
+        return unscored(sources[submission.assignment_id][1], submission.student_id, submission.assignment_id, why)
 
     def prepare(submission: Submission):
         """First stage (the preparing thread): read and assemble; a Result when nothing will run."""

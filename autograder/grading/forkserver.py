@@ -275,8 +275,8 @@ def _submission(channel_fd: int, tmp: str | None, shell) -> None:
         )
 
 
-def _descendants() -> list[int]:
-    """Every process below this one (children, theirs, ...), read from /proc."""
+def descendants(root: int | None = None) -> list[int]:
+    """Every process below ``root`` (default: this one): its children, theirs, ..., read from /proc."""
     parents = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -286,7 +286,7 @@ def _descendants() -> list[int]:
                 parents[int(entry)] = int(stat[stat.rindex(")") + 2 :].split()[1])
             except (OSError, ValueError, IndexError):
                 pass  # it ended while we looked
-    found, frontier = [], [os.getpid()]
+    found, frontier = [], [os.getpid() if root is None else root]
     while frontier:
         below = [pid for pid, parent in parents.items() if parent in frontier and pid not in found]
         found += below
@@ -340,7 +340,7 @@ def reap(submission: int | None, wait: bool, tmp: str | None = None) -> tuple[in
         except ChildProcessError:
             pass
     while quiet < 2:  # twice in a row nothing left: a process forked during a pass is caught next
-        pids = _descendants()
+        pids = descendants()
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)

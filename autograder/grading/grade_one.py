@@ -37,6 +37,7 @@ __all__ = [
     "Result",
     "Prepared",
     "SolutionFails",
+    "unscored",
     "solution_records",
     "prepare_notebook",
     "run_prepared",
@@ -96,6 +97,12 @@ class Result:
         if question.message:
             return question.message
         return "" if question.score >= question.points else f"not graded: {self.status}"
+
+
+def unscored(source: nbformat.NotebookNode, student_id: str, assignment_id: str, why: str) -> Result:
+    """A result for ``source``'s questions, each at 0 of its points, with status ``why``: before
+    anything ran, or when nothing will (no notebook, a link, a solution that fails its tests)."""
+    return Result(student_id, assignment_id, why, [QuestionResult(q.grade_id, q.points) for q in questions(source)])
 
 
 def _code_cells(nb: nbformat.NotebookNode) -> list:
@@ -240,9 +247,7 @@ def prepare_notebook(path: Path | None, source: nbformat.NotebookNode, student_i
     :class:`Prepared`, or a :class:`Result` with its status when there is nothing to run (no
     notebook, not a regular file, too large, unreadable). Needs no sandbox: a class run prepares
     the next notebooks while one runs. Does not raise for anything the file holds."""
-    result = Result(
-        student_id, assignment_id, status.GRADED, [QuestionResult(q.grade_id, q.points) for q in questions(source)]
-    )
+    result = unscored(source, student_id, assignment_id, status.GRADED)
     if path is None:
         result.status = status.NO_NOTEBOOK
         return result

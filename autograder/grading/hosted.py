@@ -25,9 +25,9 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from . import status
-from .assemble import grade_id, is_test, questions
+from .assemble import grade_id, is_test
 from .batch import load_sources
-from .grade_one import QuestionResult, Result, SolutionFails, grade_notebook, solution_records
+from .grade_one import QuestionResult, Result, SolutionFails, grade_notebook, solution_records, unscored
 from .limits import Limits
 from .redact import split_hidden
 from .sandbox import Sandbox, extras_for
@@ -78,7 +78,6 @@ def grade_single(
         raise KeyError(f"no assignment {assignment!r} in {solutions} (it has: {', '.join(sources) or 'none'})")
     name, source = sources[assignment]
     path = find_notebook(notebook, name)
-    blank = [QuestionResult(q.grade_id, q.points) for q in questions(source)]
     if references is not None:  # refuse stale references before the sandbox starts
         references.check([assignment])
     own = None if sandbox is not None else Sandbox(limits, sandboxed, extras_for(c.source for c in source.cells))
@@ -86,10 +85,10 @@ def grade_single(
         try:
             expected = references.records(assignment) if references else solution_records(source, sandbox, limits)
         except SolutionFails as error:
-            result = Result(student_id, assignment, status.not_graded(str(error)), blank)
+            result = unscored(source, student_id, assignment, status.not_graded(str(error)))
         else:
             if path is not None and (path.is_symlink() or notebook.is_symlink()):  # as find_submissions refuses
-                result = Result(student_id, assignment, status.LINKED, blank)
+                result = unscored(source, student_id, assignment, status.LINKED)
             else:
                 result = grade_notebook(path, source, expected, student_id, assignment, sandbox, limits)
     if not sandboxed:

@@ -6,9 +6,9 @@ grading bar's estimate is the notebooks left, shared among the grading threads, 
 mean time one notebook took in a thread (its sandbox already started), per assignment (seeded
 with its solution's run, :class:`GradingBar`): sensible from the first notebook on, where an
 average over the run's elapsed time (tqdm's) would count the sandboxes' start as if every
-notebook cost it. The mean, not the median: a class's few slow notebooks (a
-loop stopped at the time limit, a cell that runs for seconds) are a large part of what is left,
-which the median of mostly quick notebooks leaves out (a demo class's estimate was 4x short).
+notebook cost it. The mean, not the median: a class's few slow notebooks (a loop stopped at the
+time limit, a cell that runs for seconds) are a large part of what is left, which the median of
+mostly quick notebooks leaves out (a demo class's estimate was 4x short).
 """
 
 from __future__ import annotations

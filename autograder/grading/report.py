@@ -303,6 +303,11 @@ def write_report(rows: Iterable[Row], out: Path, sources: dict | None = None) ->
     return summary
 
 
+def each(count: int) -> str:
+    """How often each of several tied causes occurs: ``each once``, ``2 each``."""
+    return "each once" if count == 1 else f"{count} each"
+
+
 def causes_in_words(causes: list[CauseCount], shown: int = 3, width: int = 90) -> str:
     """What a question failed of, in one phrase: ``top cause: K (n)`` when one cause is the most
     frequent, ``(+k more causes)`` when others follow; when several share the highest count it says
@@ -321,10 +326,9 @@ def causes_in_words(causes: list[CauseCount], shown: int = 3, width: int = 90) -
     names = "; ".join(c.cause[:width] for c in tied[:shown])
     if len(tied) > shown:
         names += f"; and {len(tied) - shown} more"
-    each = "each once" if top.count == 1 else f"{top.count} each"
     if not rest:
-        return f"causes: {len(tied)} different, {each}: {names}"
-    return f"top causes (tied, {each}): {names}{also}"
+        return f"causes: {len(tied)} different, {each(top.count)}: {names}"
+    return f"top causes (tied, {each(top.count)}): {names}{also}"
 
 
 def terminal_summary(summary: Summary, out: Path | None = None, lowest: int = 3) -> str:

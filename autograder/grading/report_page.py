@@ -18,7 +18,7 @@ from html import escape
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from .report import QuestionSummary, Summary
+from .report import QuestionSummary, Summary, each
 
 __all__ = ["report_html", "CSP"]
 
@@ -135,8 +135,7 @@ def _top_title(ranked: list[tuple[str, int]]) -> str:
         return f"{len(ranked)} cause" if ranked else "no causes"
     counts = [n for _, n in ranked]
     if len(set(counts)) == 1:
-        each = "each once" if counts[0] == 1 else f"{counts[0]} each"
-        return f"{min(len(ranked), _TOP)}{f' of {len(ranked)}' if len(ranked) > _TOP else ''} causes, {each}"
+        return f"{min(len(ranked), _TOP)}{f' of {len(ranked)}' if len(ranked) > _TOP else ''} causes, {each(counts[0])}"
     if len(ranked) <= _TOP:
         return f"top {len(ranked)} causes"
     last = counts[_TOP - 1]

@@ -60,6 +60,7 @@ import nbformat
 from autograder.grading import batch, grade_one
 from autograder.grading.batch import grade_class, load_sources
 from autograder.grading.demo import build_demo_class
+from autograder.grading.forkserver import descendants
 from autograder.grading.limits import Limits
 from autograder.grading.nbgrader_cli import course_copy, nbgrader
 from autograder.grading.runner import run_cells
@@ -323,20 +324,7 @@ def _memory_kib(pid: int) -> int:
 
 def _tree(root: int) -> list[int]:
     """``root`` and every process below it (the sandboxes, their fork servers and submissions)."""
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    stat = f.read()
-                parents[int(entry)] = int(stat[stat.rindex(")") + 2 :].split()[1])
-            except (OSError, ValueError, IndexError):
-                pass
-    found, frontier = [root], [root]
-    while frontier:
-        frontier = [pid for pid, parent in parents.items() if parent in frontier]
-        found += frontier
-    return found
+    return [root, *descendants(root)]
 
 
 def growth(tmp: Path, sizes: list[int], jobs_list: list[int]) -> None:

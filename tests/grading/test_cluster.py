@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from autograder.__main__ import main
-from autograder.grading import hosted
+from autograder.grading.runs import hosted
 
 from .classes import RIGHT, WRONG, outputs, write_class
 from .conftest import tiny_source

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from autograder.__main__ import main
-from autograder.grading import hosted
+from autograder.grading.runs import hosted
 
 DEPLOY = Path(hosted.__file__).parent / "deploy"
 

@@ -9,9 +9,9 @@ from collections.abc import Mapping
 
 import torch
 
+from ..compare import diagnose, diagnose_bytes
 from ..compare.causes import key as cause_key
 from ..compare.causes import keyed
-from ..compare import diagnose, diagnose_bytes
 from .checked import Checked
 
 __all__ = ["judge"]

@@ -3,7 +3,7 @@
 A check (``autograder.check``) builds one :class:`Checked` per value it compares; in class grading
 the record is what crosses from the learner's process to the grader (as JSON,
 ``autograder.grading.sandbox.values``), and :data:`WITHHELD` stands for every reference that never enters
-that process (NOTE 1 in ``autograder/check.py``).
+that process (NOTE 1 in ``autograder/check/__init__.py``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Judging a checked value: the one comparison both a check in the learner's notebook and the
-class grader use (NOTE 1 in ``autograder/check.py``), by kind of record."""
+class grader use (NOTE 1 in ``autograder/check/__init__.py``), by kind of record."""
 
 from __future__ import annotations
 

@@ -191,7 +191,7 @@ def test_byte_counts_are_checked_exactly():
 
 
 def test_a_failed_check_shows_in_ipython_as_its_message_without_the_checkers_frame():
-    """Does IPython show a failed check as its message alone, with no frame (and no path) of check.py,
+    """Does IPython show a failed check as its message alone, with no frame (and no path) of the check package,
     whatever the traceback mode?"""
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.utils.capture import capture_output
@@ -201,7 +201,7 @@ def test_a_failed_check_shows_in_ipython_as_its_message_without_the_checkers_fra
     with capture_output() as shown:
         shell.run_cell("from autograder import check\ncheck.value(1.0, 2.0, 'f()')")
     assert "CheckFailed: f() is wrong" in shown.stdout + shown.stderr, shown.stdout
-    assert "check.py" not in shown.stdout + shown.stderr
+    assert "autograder/check" not in shown.stdout + shown.stderr
 
 
 def test_a_failed_checks_long_lines_are_wrapped_at_spaces():

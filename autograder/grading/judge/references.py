@@ -9,7 +9,7 @@ An exercise's test cell marks the code that computes expected values off in a re
 
 In a learner's notebook and under plain nbgrader the markers are comments and the region runs.
 The class grader sends the cell with each region replaced by one line that binds every name the
-region defines to :data:`autograder.check.WITHHELD` (NOTE 1 in ``autograder/check.py``), so a
+region defines to :data:`autograder.check.WITHHELD` (NOTE 1 in ``autograder/check/__init__.py``), so a
 learner's process never holds reference code nor a reference value; the grader judges what the
 checks received against the records of the instructor's solution run.
 """

@@ -47,7 +47,7 @@ class StaleReferences(ValueError):
 
 def course_version() -> str:
     """``"<package version>+records <digest>"``: the autograder's version and a digest of the
-    code that makes and encodes records (``check.py``, ``checked.py``, ``grading/values.py``)."""
+    code that makes and encodes records (``check/__init__.py``, ``check/checked.py``, ``grading/sandbox/values.py``)."""
     try:
         version = metadata.version("autograder")
     except metadata.PackageNotFoundError:  # run from a checkout that pip never installed

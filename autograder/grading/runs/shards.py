@@ -3,7 +3,7 @@
 A submission (student, assignment) belongs to shard ``sha256(student NUL assignment) mod N``: the
 same on every machine and in every run (no shared state, no file listing order), unchanged for
 every earlier submission when students or assignments are added, and balanced as a uniform hash
-is (for S submissions, each shard holds S/N ± a few sqrt(S/N); ``tests/grading/test_shards.py``
+is (for S submissions, each shard holds S/N ± a few sqrt(S/N); ``tests/grading/runs/test_shards.py``
 measures it). ``grade --shard K/N`` grades shard K; the N shards together grade each submission
 exactly once.
 

@@ -17,7 +17,7 @@ class Limits:
         memory: bytes of address space a submission may map on top of what the warm process
             already maps (None: no limit).
         processes: processes a submission may have at once, its own included (RLIMIT_NPROC; see
-            ``sandbox.py`` for how it is enforced when grading as root).
+            ``sandbox/container.py`` for how it is enforced when grading as root).
         open_files: descriptors a submission may hold open (RLIMIT_NOFILE).
         file_size: bytes of the largest file a submission may write (RLIMIT_FSIZE).
         tmp_size: bytes of the sandbox's private temporary folder (a tmpfs; sandbox only).

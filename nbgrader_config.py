@@ -16,7 +16,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 if here not in sys.path:
     sys.path.insert(0, here)
 
-from autograder.grading import offline_html  # noqa: E402
+from autograder.grading.out import offline_html  # noqa: E402
 
 c.CourseDirectory.root = here
 c.CourseDirectory.source_directory = "solutions"
@@ -39,7 +39,7 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "autograder.grading.nbgrader_plugins.RestoreHiddenTests",
+    "autograder.grading.nbgrader_glue.plugins.RestoreHiddenTests",
     "nbgrader.preprocessors.OverwriteCells",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
@@ -48,7 +48,7 @@ c.Autograde.sanitize_preprocessors = [
 # default), and is one self-contained page that loads nothing from the network (maths as MathML).
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "autograder.grading.nbgrader_plugins.RedactHiddenTests",
+    "autograder.grading.nbgrader_glue.plugins.RedactHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 c.GenerateFeedback.exporter_class = offline_html.OfflineHTMLExporter

@@ -9,19 +9,31 @@ ranks               run a function in N forked processes joined by gloo (run_ran
 checkpoint_measure  time and memory of checkpointed models, for lesson 08 and the GPU check
 figures             read and plot the checkpointing measurements (assets/*.csv)
 draw                Graphviz drawing with a text fallback           (autograder.draw.draw)
-explore             ipywidgets explorers of the lessons, one module per chapter (explore.graph,
-                    explore.backward, explore.inplace, explore.grad_modes, explore.memory,
-                    explore.functions, explore.hooks, explore.precision, explore.higher_order,
-                    explore.compile, explore.engine)
-compare             compare with a reference and diagnose           (diagnose)
-check               learner-facing checks used in exercises
-checked             the record a check makes (Checked) and the withheld-reference placeholder
-judge               judge a record: the one comparison of a notebook's checks and the grader
-explain             name the autograd mistake behind an error or warning (explain; %load_ext autograder)
-explain_kinds       the mistakes explain knows: PyTorch's message, the lesson, cause and fix (KINDS)
-kinds               those kinds, one module per chapter (kinds.graph, kinds.functions, kinds.hooks, ...)
 lessons             where the course's files are and how to link to a lesson's heading
-grading             batch grading of a class                        (python -m autograder grade)
+kinds               data: the kinds of mistakes explain knows, one module per chapter, and PyTorch's
+                    in-place message (kinds.kind), which graph and memory read
+
+The checks and the explainer, above the instruments:
+
+check/              learner-facing checks used in exercises (check), the record a check makes
+                    (check.checked), and judging a record (check.judging: the one comparison of a
+                    notebook's checks and the class grader)
+compare/            compare with a reference and diagnose (diagnose, diagnose_bytes), one module per
+                    thing diagnosed (tensors, shapes, factors, byte_counts), and the cause keys (causes)
+explain/            name the autograd mistake behind an error or warning (explain), its table (KINDS),
+                    what the learner ran (context), kinds told apart (refine), the IPython extension (ext)
+explain_ext         %load_ext autograder and the kernel's --ext=autograder.explain_ext (explain.ext)
+explain_kinds       the mistakes explain knows (explain.kinds_table), as lessons import them
+explore/            ipywidgets explorers of the lessons, one module per chapter (explore.graph,
+                    explore.backward, ..., explore.engine); above the checks: they show diagnose's
+                    and explain's words (explore.table, a plain text table, serves graph too)
+
+Above them:
+
+grading/            batch grading of a class, one package per stage (see its docstring)
+commands/           the command line, one module per command (python -m autograder grade, ...)
+
+Each layer imports only the layers below it (``[tool.importlinter]`` in pyproject.toml keeps it so).
 
 Submodules are imported on first use (``explain`` at once), so the grading command starts without
 importing torch.

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .explain import MODIFIED_INPLACE
 from .explore.table import text_table
+from .kinds.kind import MODIFIED_INPLACE
 
 __all__ = ["SavedTensor", "NodeRecord", "Graph", "trace", "SAVED_PREFIX", "saved_attributes", "is_python_scalar"]
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .explain import modified_inplace_message
+from .kinds.kind import modified_inplace_message
 
 __all__ = ["SavedTensorsHooksMeter", "SavedTensorMeter", "measure_saved", "CudaMemory", "cuda_memory"]
 

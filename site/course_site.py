@@ -1,7 +1,7 @@
 """The course site's Sphinx extension: maths as MathML, and JupyterLab's heading anchors.
 
 - ``html_math_renderer = "mathml"``: every ``$...$`` and ``$$...$$`` is written as a MathML
-  ``<math>`` element when the page is built (``autograder.grading.offline_html.mathml``, the same
+  ``<math>`` element when the page is built (``autograder.grading.out.offline_html.mathml``, the same
   conversion as the feedback pages), which browsers render without a script or the network. LaTeX
   that latex2mathml cannot convert is a build warning (so the build fails) and shows as code.
 - Each page's header gets a button that opens its notebook (a guide page: the start page) in a
@@ -16,7 +16,7 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.util import logging
 
-from autograder.grading.offline_html import mathml
+from autograder.grading.out.offline_html import mathml
 
 logger = logging.getLogger(__name__)
 

@@ -14,14 +14,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grading.assemble import is_test
-from autograder.grading.batch import grade_class, load_sources
-from autograder.grading.demo import build_demo_class
-from autograder.grading.grade_one import solution_records
-from autograder.grading.limits import Limits
+from autograder.grading.judge.assemble import is_test
+from autograder.grading.judge.grade_one import solution_records
 from autograder.grading.mistakes import MISTAKES
-from autograder.grading.release import stale
-from autograder.grading.sandbox import Sandbox
+from autograder.grading.nbgrader_glue.release import stale
+from autograder.grading.runs.batch import grade_class, load_sources
+from autograder.grading.runs.demo import build_demo_class
+from autograder.grading.sandbox.container import Sandbox
+from autograder.grading.sandbox.limits import Limits
 from autograder.lessons import COURSE_ROOT
 from tests.files import clone_files
 

@@ -10,7 +10,7 @@ import symtable
 import nbformat
 import pytest
 
-from autograder.grading.assemble import grade_id
+from autograder.grading.judge.assemble import grade_id
 from autograder.lessons import COURSE_ROOT
 
 EXERCISES = sorted(p.name for p in (COURSE_ROOT / "solutions").iterdir() if p.name.startswith("ex"))

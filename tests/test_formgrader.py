@@ -13,8 +13,8 @@ import sys
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.grading.batch import load_sources
-from autograder.grading.demo import build_demo_class
+from autograder.grading.runs.batch import load_sources
+from autograder.grading.runs.demo import build_demo_class
 from tests.course_lab import base_and_token, course_lab
 from tests.files import fresh_jupyter_env
 

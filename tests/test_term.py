@@ -10,9 +10,9 @@ import subprocess
 import zipfile
 from pathlib import Path
 
-from autograder.grading.batch import load_sources
-from autograder.grading.demo import build_demo_class
 from autograder.grading.mistakes import MISTAKES
+from autograder.grading.runs.batch import load_sources
+from autograder.grading.runs.demo import build_demo_class
 
 from .grading.conftest import require_sandbox
 from .test_course import clean_clone

@@ -1,38 +1,32 @@
-"""Class grading on top of nbgrader's notebook format.
+"""Class grading on top of nbgrader's notebook format, one package per stage a submission goes through.
 
-assemble    the notebook to grade: the instructor's source with the learner's answers
-references  test cells with their REFERENCE regions withheld (what a learner's process receives)
-limits      the limits a submission runs under (one object, from the command line down)
-sandbox     a bubblewrap container around a warm fork server, seen from the grader
-cgroups     as root, the pids and memory cgroups that bound a container's processes together
-ipc         System V objects and keyrings a submission leaves behind, removed
-forkserver  the fork server inside the container, and the submission process it forks
-runner      run a notebook's cells, one at a time, in a fresh submission process
-boundary    what comes back from a submission process: read with a deadline and a size limit, checked
-values      checked values and records as plain JSON (how they cross back)
-verdict     a test cell's records judged against the solution's, matched by name
-grade_one   grade one submission; the solution's records
-status      every status string of grades.csv
-names       ids from submissions as data: checked, CSV cells without formulas, terminal text escaped
-feedback    the learner's feedback page (no hidden tests, no tracebacks)
-feedback_page  that page written directly as HTML, everything from a submission escaped
-batch       a whole class in parallel, each result recorded in the store as it finishes
-intake/     how submissions come in: nbgrader's exchange (timestamp.txt), an LMS zip unpacked safely
-store/      nbgrader's gradebook as the store (each submission whole in a transaction, late penalties,
-            a lock per SQLite gradebook) and the views written from it (grades.csv)
-out/        files for people: autograded/ and feedback/ in nbgrader's layout (formgrader,
-            release_feedback), exports (per question, per student, Canvas's import)
-nbgrader_cli  plain nbgrader commands on the course or a copy of it
-release     exercises/ from solutions/ with nbgrader generate_assignment
-demo        a demo class of correct, blank and typical-mistake submissions
-stubs       the release's stubs: which questions a submission left unanswered
-report      the class report from the gradebook: pass rates and causes (``autograder.causes``)
-report_page the report as one offline HTML page, plots as embedded PNG
+intake/         the way in: a SUBMITTED folder (what ``nbgrader collect`` left, ``timestamp.txt``), an
+                LMS zip unpacked safely
+sandbox/        where a submission runs and what crosses back: the bubblewrap container, its fork
+                server, the runner, the boundary's checks, limits, cgroups
+judge/          one notebook judged against the references: assembled from the instructor's source,
+                REFERENCE regions withheld, records judged (verdict), a ``Result`` (grade_one)
+store/          nbgrader's gradebook as the store (each submission whole in a transaction, late
+                penalties, a lock per SQLite gradebook) and the views written from it (grades.csv)
+out/            what goes out to people: feedback pages, nbgrader's autograded/ and feedback/
+                layout, exports for an LMS, the class report
+runs/           whole-class runs (batch, progress), shards and merges, saved references, one notebook
+                for a hosted grader, the demo class
+nbgrader_glue/  plain nbgrader: its commands, its preprocessors, the release
+mistakes/       data: the typical mistake of each question (the demo class, the tests)
+names           ids from submissions as data: checked, CSV cells without formulas, terminal text escaped
+status          every status string of grades.csv
 
-A submission's path: intake (a SUBMITTED folder, what ``nbgrader collect`` left, an LMS zip) ->
-batch -> grade_one -> runner -> sandbox -> fork server; its result: verdict -> store (nbgrader's
-gradebook, in the grader's main thread) -> views (grades.csv), feedback pages, out (nbgrader's
-layout, exports).
+Each stage imports only the stages below it, in this order (``[tool.importlinter]`` in
+pyproject.toml keeps it so): runs and nbgrader_glue; out; store; judge; sandbox and intake;
+names and status.
+
+A submission's path: intake (a SUBMITTED folder, an LMS zip) -> runs.batch -> judge.grade_one ->
+sandbox.runner -> sandbox.container -> sandbox.forkserver; its result: judge.verdict -> store
+(nbgrader's gradebook, in the grader's main thread; late penalties in store.gradebook) -> store.views
+(grades.csv), out.feedback (feedback pages), out.course_files (nbgrader's layout), out.exports, and
+out.report (the class report). A report from a submission process is validated where it arrives,
+in sandbox.boundary.
 
 The processes, and what crosses between them::
 

@@ -12,10 +12,10 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.grading.assemble import visible_source
-from autograder.grading.grade_one import solution_records
-from autograder.grading.limits import Limits
-from autograder.grading.sandbox import Sandbox, sandbox_problem
+from autograder.grading.judge.assemble import visible_source
+from autograder.grading.judge.grade_one import solution_records
+from autograder.grading.sandbox.container import Sandbox, sandbox_problem
+from autograder.grading.sandbox.limits import Limits
 
 # The test cell: the reference is computed in a REFERENCE region (withheld from the learner's
 # process when graded), the visible check runs in the learner's notebook, the hidden one only

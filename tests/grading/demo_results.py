@@ -1,22 +1,22 @@
 """The demo class's results for some assignments, judged in this process (a test aid).
 
-Each demo student's answers (``autograder.grading.demo``: correct, blank, one per typical mistake)
+Each demo student's answers (``autograder.grading.runs.demo``: correct, blank, one per typical mistake)
 run with ``inprocess``, and every test cell becomes a ``QuestionResult`` as ``grade_one`` makes it:
 the message a check raised in the learner's process, or the grader's verdict on its records, with
-the cause key (``autograder.causes``). Much faster than the sandboxed grader on 2 cores.
+the cause key (``autograder.compare.causes``). Much faster than the sandboxed grader on 2 cores.
 """
 
 from __future__ import annotations
 
 import copy
 
-from autograder.causes import NOT_ANSWERED, cause_of
-from autograder.grading.assemble import grade_id, is_answer, questions
-from autograder.grading.demo import solution_answer
-from autograder.grading.grade_one import QuestionResult, Result
+from autograder.compare.causes import NOT_ANSWERED, cause_of
+from autograder.grading.judge.assemble import grade_id, is_answer, questions
+from autograder.grading.judge.grade_one import QuestionResult, Result
+from autograder.grading.judge.stubs import release_answers, unanswered
+from autograder.grading.judge.verdict import verdict
 from autograder.grading.mistakes import MISTAKES
-from autograder.grading.stubs import release_answers, unanswered
-from autograder.grading.verdict import verdict
+from autograder.grading.runs.demo import solution_answer
 
 from . import inprocess
 

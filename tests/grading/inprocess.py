@@ -2,9 +2,9 @@
 
 A test cell runs either as written (its REFERENCE regions intact: the learner's own self-check,
 and the solution run whose records the grader keeps) or with its regions withheld
-(``autograder.grading.references.withhold``: what the grader sends to a learner's process). The
+(``autograder.grading.judge.references.withhold``: what the grader sends to a learner's process). The
 withheld run's records are then judged against the solution's plain-run records with
-``autograder.grading.verdict.verdict``, as the grader does, but without processes or time limits.
+``autograder.grading.judge.verdict.verdict``, as the grader does, but without processes or time limits.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import nbformat
 import torch
 
 from autograder import check
-from autograder.grading.assemble import grade_id, is_answer, is_test, withheld_here
-from autograder.grading.references import withhold
-from autograder.grading.verdict import verdict
+from autograder.grading.judge.assemble import grade_id, is_answer, is_test, withheld_here
+from autograder.grading.judge.references import withhold
+from autograder.grading.judge.verdict import verdict
 
 ROOT = Path(__file__).resolve().parents[2]
 EXERCISES = sorted(path.name for path in (ROOT / "solutions").iterdir() if (path / f"{path.name}.ipynb").exists())

@@ -52,7 +52,7 @@ def hidden_test_lines(assignment: str) -> list[str]:
     that a visible check has too is no secret)."""
     import nbformat
 
-    from autograder.grading.assemble import HIDDEN_TESTS
+    from autograder.grading.judge.assemble import HIDDEN_TESTS
     from autograder.lessons import COURSE_ROOT
 
     def cells(folder):

@@ -26,11 +26,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grading.assemble import is_answer
-from autograder.grading.demo import build_demo_class
-from autograder.grading.feedback_page import MAX_PAGE
+from autograder.grading.judge.assemble import is_answer
 from autograder.grading.names import csv_cell
-from autograder.grading.sandbox import sandbox_problem
+from autograder.grading.out.feedback_page import MAX_PAGE
+from autograder.grading.runs.demo import build_demo_class
+from autograder.grading.sandbox.container import sandbox_problem
 from autograder.lessons import COURSE_ROOT
 
 from .pages import hidden_test_lines, page_problems

@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 
 from autograder.__main__ import main
-from autograder.grading import hosted
+from autograder.grading.runs import hosted
 
 from .classes import RIGHT, WRONG, outputs, write_class
 from .conftest import tiny_source
 from .servers import postgres_problem, postgres_server, slurm_cluster, slurm_problem
 
-SCRIPT = Path(hosted.__file__).parent / "deploy" / "slurm" / "grade-array.sbatch"
-REPO = Path(hosted.__file__).resolve().parents[2]
+SCRIPT = Path(hosted.__file__).parents[1] / "deploy" / "slurm" / "grade-array.sbatch"
+REPO = Path(hosted.__file__).resolve().parents[3]
 # 5 students x 2 assignments, right, wrong and missing answers: 10 submissions over the shards
 CLASS = {f"s{i}": {"ex01": RIGHT if i % 3 else WRONG, "ex02": RIGHT if i % 2 else None} for i in range(5)}
 

@@ -8,9 +8,9 @@ import pytest
 import yaml
 
 from autograder.__main__ import main
-from autograder.grading import hosted
+from autograder.grading.runs import hosted
 
-DEPLOY = Path(hosted.__file__).parent / "deploy"
+DEPLOY = Path(hosted.__file__).parents[1] / "deploy"
 
 
 def test_the_kubernetes_indexed_job_grades_shard_index_of_completions(capsys):

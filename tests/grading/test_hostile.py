@@ -9,14 +9,14 @@ import nbformat
 import pytest
 
 from autograder.grading import status
-from autograder.grading.assemble import is_answer, is_test
-from autograder.grading.batch import load_sources
-from autograder.grading.demo import build_demo_class
-from autograder.grading.feedback import feedback_html
-from autograder.grading.grade_one import grade_notebook, solution_records
-from autograder.grading.limits import Limits
+from autograder.grading.judge.assemble import is_answer, is_test
+from autograder.grading.judge.grade_one import grade_notebook, solution_records
 from autograder.grading.mistakes import MISTAKES
-from autograder.grading.sandbox import Sandbox
+from autograder.grading.out.feedback import feedback_html
+from autograder.grading.runs.batch import load_sources
+from autograder.grading.runs.demo import build_demo_class
+from autograder.grading.sandbox.container import Sandbox
+from autograder.grading.sandbox.limits import Limits
 from autograder.lessons import COURSE_ROOT
 
 from .pages import hidden_test_lines

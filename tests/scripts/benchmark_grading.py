@@ -57,14 +57,15 @@ from typing import ClassVar
 
 import nbformat
 
-from autograder.grading import batch, grade_one
-from autograder.grading.batch import grade_class, load_sources
-from autograder.grading.demo import build_demo_class
-from autograder.grading.forkserver import descendants
-from autograder.grading.limits import Limits
-from autograder.grading.nbgrader_cli import course_copy, nbgrader
-from autograder.grading.runner import run_cells
-from autograder.grading.sandbox import Sandbox
+from autograder.grading.judge import grade_one
+from autograder.grading.nbgrader_glue.cli import course_copy, nbgrader
+from autograder.grading.runs import batch
+from autograder.grading.runs.batch import grade_class, load_sources
+from autograder.grading.runs.demo import build_demo_class
+from autograder.grading.sandbox.container import Sandbox
+from autograder.grading.sandbox.forkserver import descendants
+from autograder.grading.sandbox.limits import Limits
+from autograder.grading.sandbox.runner import run_cells
 from autograder.grading.store.gradebook import Store
 from autograder.lessons import COURSE_ROOT
 
@@ -214,7 +215,7 @@ import inspect, json, sys, time
 from pathlib import Path
 import autograder
 assert Path(autograder.__file__).resolve().is_relative_to(Path.cwd().resolve()), autograder.__file__
-from autograder.grading.batch import grade_class
+from autograder.grading.runs.batch import grade_class
 solutions = ["solutions"] if "solutions" in inspect.signature(grade_class).parameters else []  # a later signature
 start = time.perf_counter()
 rows = grade_class(Path(sys.argv[1]), Path(sys.argv[2]), *map(Path, solutions), jobs=int(sys.argv[3]), progress=False)

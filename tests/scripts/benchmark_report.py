@@ -26,10 +26,10 @@ from pathlib import Path
 
 from nbgrader.api import Comment, Gradebook
 
-from autograder.causes import with_cause_line
-from autograder.grading.assemble import questions
-from autograder.grading.batch import load_sources
-from autograder.grading.report import report_from_gradebook
+from autograder.compare.causes import with_cause_line
+from autograder.grading.judge.assemble import questions
+from autograder.grading.out.report import report_from_gradebook
+from autograder.grading.runs.batch import load_sources
 from autograder.lessons import COURSE_ROOT
 
 CAUSES = [f"tensor.multiple.cause_{i}" for i in range(20)] + [f"bytes.double.part_{i}" for i in range(15)]

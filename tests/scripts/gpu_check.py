@@ -40,7 +40,7 @@ B. **Lessons and exercises on CUDA** (skipped on a dry run, or with ``--skip-not
       tagged ``raises-exception``); the lessons' text outputs (cells not tagged
       ``nbval-ignore-output``) are compared with the stored CPU outputs after ``tests/sanitize.cfg``.
       Report: ``OUT/gpu_check_notebooks.json``.
-   2. a probe: does a grading fork (``autograder.grading.runner.run_cells``, default memory limit
+   2. a probe: does a grading fork (``autograder.grading.sandbox.runner.run_cells``, default memory limit
       and none) see CUDA? (CUDA reserves much address space, which the limit may refuse.)
    3. the demo class (solutions, blank releases and every typical mistake) is graded with
       ``grade_class``; each submission must fail exactly the tests the demo class expects (on the
@@ -379,7 +379,7 @@ def run_notebooks(out: Path, workers: int) -> list[dict]:
 # ---------------------------------------------------------------- B2, B3. grading
 _PROBE = r"""
 import json, sys, tempfile
-from autograder.grading.runner import run_cells
+from autograder.grading.sandbox.runner import run_cells
 cell = ("import torch\nok = torch.cuda.is_available()\n"
         "print(ok, torch.ones(2, device='cuda').sum().item() if ok else '-')")
 report = {}
@@ -408,8 +408,8 @@ def probe_grading_fork() -> dict:
 
 def grade_demo_class(out: Path, jobs: int) -> tuple[str, list[str]]:
     """Grade the demo class; (status, mismatches against the expected failures)."""
-    from autograder.grading.batch import grade_class
-    from autograder.grading.demo import build_demo_class
+    from autograder.grading.runs.batch import grade_class
+    from autograder.grading.runs.demo import build_demo_class
 
     with tempfile.TemporaryDirectory(prefix="gpu-check-demo-") as tmp:
         expected = build_demo_class(Path(tmp) / "submitted")

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import nbformat
 
-from ..feedback import SAFE_OUTPUTS
 from ..intake.exchange import SECRET, TIMESTAMP, read_small
+from .feedback import SAFE_OUTPUTS
 
 __all__ = ["write_autograded", "place_feedback"]
 

@@ -61,8 +61,8 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import declarative_base
 from traitlets.config import Config
 
-from ...causes import with_cause_line
-from ..assemble import questions
+from ...compare.causes import with_cause_line
+from ..judge.assemble import questions
 
 __all__ = ["StoreBusy", "Store", "Recorded", "STATUS_TABLE", "sqlite_path"]
 

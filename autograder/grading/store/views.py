@@ -16,7 +16,7 @@ from pathlib import Path
 
 from nbgrader.api import SubmittedAssignment
 
-from ...causes import split_cause_line
+from ...compare.causes import split_cause_line
 from ..names import csv_cell
 from .gradebook import Store, _final
 

@@ -9,7 +9,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.__main__ import main
-from autograder.grading.grade_one import QuestionResult, Result
+from autograder.grading.judge.grade_one import QuestionResult, Result
 from autograder.grading.out.exports import CANVAS_ID_COLUMNS
 from autograder.grading.store.gradebook import Store
 

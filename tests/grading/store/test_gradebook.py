@@ -9,9 +9,9 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder.causes import split_cause_line
-from autograder.grading.grade_one import QuestionResult, Result
-from autograder.grading.nbgrader_cli import nbgrader
+from autograder.compare.causes import split_cause_line
+from autograder.grading.judge.grade_one import QuestionResult, Result
+from autograder.grading.nbgrader_glue.cli import nbgrader
 from autograder.grading.store import gradebook as gradebook_module
 from autograder.grading.store.config import course_config
 from autograder.grading.store.gradebook import Store, StoreBusy

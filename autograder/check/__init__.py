@@ -1,0 +1,416 @@
+"""Learner-facing checks, used in the exercises' visible and hidden test cells.
+
+Every check either prints one line starting with ``OK`` or raises :class:`CheckFailed` (an
+``AssertionError``, so nbgrader and our grader count the cell as failed) whose message says what
+was expected, what came back and the likely autograd cause. Checks never print test code.
+
+Each check builds one :class:`Checked` record (name, kind, received, expected, options) and
+judges it with :func:`judge`. The class grader uses the same two pieces from outside the learner's
+process (NOTE 1 below).
+
+PyTorch warnings raised while a check runs the learner's code are printed on stdout, not stderr:
+plain nbgrader scores any stderr output in a test cell as 0, and a warning is not a wrong answer.
+
+NOTE 1 (class grading). In a learner's own notebook, and under plain nbgrader, a test cell computes
+its references itself and the checks compare at once. The class grader instead replaces each
+``### BEGIN REFERENCE`` ... ``### END REFERENCE`` region of a test cell by names bound to
+:data:`WITHHELD` (``autograder.grading.judge.references``), installs a hook with :func:`report_to`, and
+takes from the learner's process only what each check *received*. A check whose expected value or
+options hold :data:`WITHHELD` reports its record and prints that it is checked when graded; the
+grader then judges the learner's received value against the record of the same check (same name,
+same occurrence in the cell) made when the instructor's solution ran, with :func:`judge`.
+So no reference is ever computed in, or sent to, the process that runs learner code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import linecache
+import os
+import re
+import textwrap
+import traceback
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import torch
+
+from ..explain import explain
+from .checked import CHECKED_WHEN_GRADED, WITHHELD, Checked
+from .judging import judge
+
+__all__ = [
+    "CheckFailed",
+    "Checked",
+    "answered",
+    "WITHHELD",
+    "at_most",
+    "call",
+    "tensor",
+    "grads",
+    "value",
+    "nbytes",
+    "predictions",
+    "judge",
+    "report_to",
+    "warnings_to_stdout",
+]
+
+
+_hook: Callable[[Checked], None] | None = None
+
+
+def report_to(hook: Callable[[Checked], None] | None) -> None:
+    """Send every :class:`Checked` record made from now on to ``hook`` (None: stop). Used by the
+    class grader in the process that runs a submission (NOTE 1)."""
+    global _hook
+    _hook = hook
+
+
+class CheckFailed(AssertionError):
+    """A check that did not pass; its message is written for the learner."""
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython shows this instead of a traceback: the message is the whole story, and the
+        # checker's own frame (never hidden by IPython, since it raised) would show a machine path.
+        # Lines are wrapped at spaces here: JupyterLab breaks an error output's long lines anywhere,
+        # even inside a word ("atol=1e-0|5").
+        lines = []
+        for line in f"CheckFailed: {self}".splitlines():
+            indent = line[: len(line) - len(line.lstrip())] + "  "
+            lines += textwrap.wrap(
+                line, 88, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+            ) or [""]
+        return lines
+
+
+@contextlib.contextmanager
+def warnings_to_stdout():
+    """Within the block, show warnings as ``Warning (Category): message`` lines on stdout."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            for w in caught:
+                first = (str(w.message).splitlines() or [""])[0]  # a warning's message may be empty
+                print(f"Warning ({w.category.__name__}): {first}")
+
+
+def call(fn: Callable, *args, **kwargs) -> Any:
+    """Call a learner's function and turn its failures into learner-facing messages.
+
+    Raises:
+        CheckFailed: the function still raises ``NotImplementedError`` (not answered yet), or
+            raised anything else (the message names the exception, not the test's code).
+    """
+    __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
+    try:
+        with warnings_to_stdout():
+            return fn(*args, **kwargs)
+    except CheckFailed:
+        raise
+    except Exception as error:  # noqa: BLE001 -- learner code may raise anything; report it, in one line
+        name = _raising_function(error.__traceback__, fn)
+        unanswered = _unanswered(error)
+        if unanswered is not None:
+            raise CheckFailed(
+                f"{unanswered or name} is not answered yet (it still raises NotImplementedError)."
+            ) from None
+        first = str(error).splitlines()[0] if str(error) else ""
+        explained = explain(error)  # an autograd error also gets its cause in learner terms
+        cause = f"\n{explained.cause}" if explained.kind != "unknown" else ""
+        where = _learner_line(error.__traceback__)
+        raise CheckFailed(f"{name} raised {type(error).__name__}: {first}{where}{cause}") from None
+
+
+def answered(name: str, namespace: Mapping[str, Any]) -> None:
+    """Make sure the answer cell defined ``name`` (a class, say, whose released stub raises in its body,
+    so the name never exists): a check cell calls it first, so that a blank answer reads "not answered
+    yet", not a ``NameError``.
+
+    Raises:
+        CheckFailed: ``name`` is not defined in ``namespace`` (the notebook's globals).
+    """
+    __tracebackhide__ = True
+    if name not in namespace:
+        raise CheckFailed(_not_defined(name, namespace))
+
+
+def _not_defined(name: str, namespace: Mapping[str, Any]) -> str:
+    """Why ``name`` is missing, as IPython's input history (``In``: the cells run so far, this one
+    last; the class grader's process keeps it too) tells: a cell that defines it ran and still holds
+    the release's ``raise NotImplementedError()`` (not answered yet), ran and raised before defining
+    it, or never ran. In a learner's kernel "never ran" means "run it"; under the class grader
+    (``report_to`` set), which runs every cell, it means no cell defines it or the grader left the
+    one that does out (the status names it). Without a history, it says the two likely causes."""
+    ran = namespace.get("In")
+    if not isinstance(ran, list) or not all(isinstance(cell, str) for cell in ran):
+        return f"{name} is not answered yet: its answer cell still raises NotImplementedError (or has not been run)."
+    bare = re.escape(name)
+    defines = re.compile(rf"^[ \t]*(?:(?:async[ \t]+)?def|class)[ \t]+{bare}\b|^{bare}[ \t]*(?::|=(?!=))", re.MULTILINE)
+    cells = [cell for cell in ran[:-1] if defines.search(cell)]  # ran[-1]: the check cell itself
+    if cells and "raise NotImplementedError" in cells[-1]:
+        return f"{name} is not answered yet: its answer cell still raises NotImplementedError."
+    if cells:
+        return f"{name} is not defined: its answer cell ran but stopped with an error before defining it."
+    if _hook is not None:
+        return f"{name} is not defined: no cell that ran defines it (a cell the grader stopped is named in the status)."
+    return f"{name} is not defined yet: no cell run so far defines it (run its answer cell, then this check again)."
+
+
+def _unanswered(error: BaseException) -> str | None:
+    """None unless ``error`` is the release's bare ``raise NotImplementedError()`` in a learner's
+    function; then that function's name ("" when unknown). A check often calls the learner's
+    function through a helper of its own (or in other processes: ``ranks.RankError`` carries the
+    child's traceback), so the name comes from where it was raised. A NotImplementedError with a
+    message comes from a library (an op not implemented for a dtype): that is an error, not a blank."""
+    if isinstance(error, NotImplementedError) and not str(error):
+        frames = [frame for frame, _ in traceback.walk_tb(error.__traceback__)]
+        if frames and _is_learner_file(frames[-1].f_code.co_filename):
+            return _function_name(frames[-1].f_code)
+        return None
+    if getattr(error, "type_name", "") == "NotImplementedError" and not getattr(error, "child_message", "-"):
+        names = re.findall(r"line \d+, in (\S+)", getattr(error, "traceback", ""))
+        return names[-1] if names and not names[-1].startswith("<") else ""
+    return None
+
+
+# Frames from these folders are not the learner's: the course's package, PyTorch, the standard
+# library and installed packages. (Under a class grader, a learner's cell is compiled with an
+# IPython cell name such as "<ipython-input-3-...>" or "/tmp/ipykernel_12/....py".)
+_NOT_LEARNER = tuple(
+    os.path.dirname(os.path.abspath(path)) + os.sep
+    for path in (os.path.dirname(__file__), torch.__file__, os.__file__, contextlib.__file__)
+)
+
+
+def _is_learner_file(filename: str) -> bool:
+    if filename.startswith("<ipython-input-") or "ipykernel_" in filename:
+        return True
+    if filename.startswith("<") or "site-packages" in filename or "dist-packages" in filename:
+        # other pseudo-files ("<frozen ...>", "<string>") are not shown; "<q1_answer>" (a cell run by
+        # the course's tests) is a learner's cell
+        return filename.startswith("<") and filename.endswith("_answer>")
+    return not os.path.abspath(filename).startswith(_NOT_LEARNER)
+
+
+def _raising_function(tb, fn: Callable) -> str:
+    """The name of the learner's function that raised: ``fn``'s, unless ``fn`` is a helper of the
+    check cell that called the learner's function (then the innermost frame of another notebook
+    cell, the answer cell). Where nothing tells, ``fn``'s name."""
+    name = getattr(fn, "__name__", "your code")
+    home = getattr(getattr(fn, "__code__", None), "co_filename", None)
+    for frame, _ in traceback.walk_tb(tb):
+        code = frame.f_code
+        if home is not None and code.co_filename != home and _is_learner_file(code.co_filename):
+            name = _function_name(code) or name
+    return name
+
+
+def _function_name(code) -> str:
+    """The name of the function ``code`` runs, as its author wrote it (``Class.method``; no
+    ``outer.<locals>.``), or "" for a cell's own top-level code or a lambda ("<module>")."""
+    name = getattr(code, "co_qualname", code.co_name).split("<locals>.")[-1]
+    return "" if name.startswith("<") else name
+
+
+def _learner_line(tb) -> str:
+    """``"\n  raised in fn(), line N: <source>"`` for the innermost frame of ``tb`` that runs the
+    learner's own code (a notebook cell, not the course's package, PyTorch or another library);
+    empty when there is none."""
+    found = ""
+    for frame, lineno in traceback.walk_tb(tb):
+        filename = frame.f_code.co_filename
+        if not _is_learner_file(filename):
+            continue
+        text = linecache.getline(filename, lineno, frame.f_globals).strip()
+        found = f"\n  raised in {frame.f_code.co_name}(), line {lineno}" + (f": {text}" if text else "")
+    return found
+
+
+def _check(record: Checked) -> None:
+    """Report the record, then print OK or raise CheckFailed (or, class grading, defer: NOTE 1)."""
+    __tracebackhide__ = True
+    if _hook is not None:
+        _hook(record)
+    if record.withheld:
+        print(f"{record.name}{CHECKED_WHEN_GRADED}")
+        return
+    ok, message = judge(record)
+    if not ok:
+        raise CheckFailed(message)
+    print(message)
+
+
+def tensor(
+    received,
+    expected: torch.Tensor,
+    name: str = "value",
+    show_values: bool = True,
+    causes: Mapping | None = None,
+    choice: str | None = None,
+    tolerance_by: Mapping[str, Mapping[str, float]] | None = None,
+    **tolerance,
+) -> None:
+    """Check one tensor against a reference with :func:`autograder.compare.diagnose`.
+
+    ``tolerance`` may hold ``rtol``/``atol``/``allow_graph``. With ``show_values`` the message
+    includes both values (hidden tests pass False so hidden inputs stay hidden). ``causes`` names
+    the likely cause of a difference in this question, by factor received / expected or by kind
+    (``{0.5: "the factor 2 of the square's derivative forgotten", n: "...", "none": "..."}``, see
+    :func:`~autograder.compare.diagnose`): plain numbers and strings, computed from the check's
+    inputs (or inside a REFERENCE region when they depend on a reference).
+
+    Where a question lets the learner choose (a dtype: ``"torch.bfloat16"``), ``choice`` is what the
+    learner's code chose, as the check observed it, and ``tolerance_by`` the tolerance of each allowed
+    choice (``{"torch.float16": {"rtol": 1e-2, "atol": 1e-3}, ...}``): the record then carries the
+    choice with the value, so the class grader applies the tolerance of the learner's choice, not of
+    the solution's; a choice not in ``tolerance_by`` fails.
+
+    Raises:
+        CheckFailed: with the diagnosis when the values differ.
+    """
+    __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
+    options = dict(tolerance, show_values=show_values)
+    if causes:
+        options["causes"] = _causes(causes)
+    if tolerance_by is not None:
+        options["tolerance_by"] = {str(k): dict(v) for k, v in tolerance_by.items()}
+        received = (str(choice), received)
+    _check(Checked(name, "tensor", received, expected, options))
+
+
+def _causes(causes):
+    """A check's ``causes`` as its record carries them: a copy, or ``WITHHELD`` as it is (a
+    REFERENCE region's causes, which the grader fills in from the solution's record)."""
+    return causes if causes is WITHHELD else dict(causes)
+
+
+def grads(
+    received: Mapping[str, Any],
+    expected: Mapping[str, torch.Tensor],
+    show_values: bool = True,
+    name: str = "gradients",
+    hint: str | Mapping[str, str] = "",
+    causes: Mapping | None = None,
+    observed: str | None = None,
+    causes_by: Mapping[str, Mapping] | None = None,
+) -> None:
+    """Check several named gradients (``{"w": tensor, "b": tensor}``); all must match (keys of
+    ``received`` that ``expected`` lacks are not judged). ``causes`` (as for :func:`tensor`)
+    applies to each gradient. Where a cause depends on what the learner's code did, ``observed`` is
+    what the check saw it do (``"DDP"``: a forward through a DDP module) and ``causes_by`` the causes
+    each observation adds (``{"DDP": {0.5: "DDP already averages ..."}}``): the record carries the
+    observation with the gradients (as :func:`tensor` carries a choice), so the class grader gives
+    the causes of the learner's run, not of the solution's. Gradients wrong for the same cause get
+    one message, which names the others ("(the same for b, c)"; gradients of different shapes that
+    each lack the same dimension included); values are shown only for small tensors. ``hint``
+    follows the list of problems: a sentence (always), or ``{kind: sentence}`` with kinds of
+    :func:`~autograder.compare.diagnose` (``"shape"``, ``"zeros"``, ...) or ``"missing"`` (a name
+    absent from ``received``), and ``"otherwise"``: only the sentences of the kinds found.
+
+    Raises:
+        CheckFailed: listing each name that is missing or wrong, with its diagnosis, then ``hint``.
+    """
+    __tracebackhide__ = True
+    if not isinstance(received, Mapping):
+        raise CheckFailed(f"expected a dict of gradients, got {type(received).__name__}")
+    options = {"show_values": show_values, "hint": hint}
+    if causes:
+        options["causes"] = _causes(causes)
+    received = dict(received)
+    if causes_by is not None:
+        options["causes_by"] = {str(k): dict(v) for k, v in causes_by.items()}
+        received = (str(observed), received)
+    _check(Checked(name, "grads", received, expected, options))
+
+
+def value(
+    received, expected, name: str = "value", hint: str | Mapping[Any, str] = "", show_values: bool = True
+) -> None:
+    """Check a plain value (an int, bool, string or tuple of them) for equality, type included
+    (``True`` is not accepted for ``1``). ``hint`` is a sentence for the learner, or, for numbers,
+    ``{"too high": ..., "too low": ...}``: the one that fits the received value is shown; or
+    ``{received value: sentence, "otherwise": sentence}``, for a received value that describes
+    what the learner's code did (``"the graph was kept after backward"``): the hint then says
+    only what the submission shows.
+
+    Raises:
+        CheckFailed: naming the value, with both values when ``show_values``, then ``hint``.
+    """
+    __tracebackhide__ = True
+    _check(Checked(name, "value", received, expected, {"hint": hint, "show_values": show_values}))
+
+
+def nbytes(
+    received,
+    expected: int,
+    name: str = "saved bytes",
+    parts: dict[str, int] | None = None,
+    show_values: bool = True,
+    unsaved: dict[str, int] | None = None,
+    step: int | None = None,
+    extra: dict[str, int] | None = None,
+    element_size: int | None = None,
+) -> None:
+    """Check a memory figure in bytes (an ``int``), exactly, with
+    :func:`autograder.compare.diagnose_bytes`, which names what a difference is made of:
+    ``parts``, bytes of each storage the reference saves, by name; ``unsaved``, bytes of tensors
+    the computation makes but no Node saves; ``step``, bytes of one step's graph (a loop);
+    ``extra``, bytes a known wrong run adds (negative: leaves out), named by what does it; ``element_size``, bytes per
+    element of the figure's dtype when it has one (no "elements rather than bytes" another size rules out).
+
+    Raises:
+        CheckFailed: with the diagnosis.
+    """
+    __tracebackhide__ = True
+    _check(
+        Checked(
+            name,
+            "nbytes",
+            received,
+            expected,
+            {
+                "parts": parts or {},
+                "unsaved": unsaved or {},
+                "step": step,
+                "extra": extra or {},
+                "element_size": element_size,
+                "show_values": show_values,
+            },
+        )
+    )
+
+
+def at_most(received, limit, name: str, hint: str = "", show_values: bool = True) -> None:
+    """Check that a number (a memory figure in bytes, say) is at most ``limit``.
+
+    Raises:
+        CheckFailed: naming the figure, with both numbers when ``show_values``, then ``hint``.
+    """
+    __tracebackhide__ = True
+    _check(Checked(name, "at_most", received, limit, {"hint": hint, "show_values": show_values}))
+
+
+def predictions(
+    received: Mapping[str, Any],
+    expected: Mapping[str, Any],
+    what: str = "predictions",
+    reasons: Mapping[str, str] | None = None,
+) -> None:
+    """Check a dict of predicted facts (``{"y.is_leaf": False, ...}``) against computed ones.
+
+    The message names the wrong entries but not their right values, so a learner can rethink them;
+    ``reasons`` (``{key: sentence}``, computed from the run in the reference region) adds, for each
+    wrong entry only, a sentence that points at the mechanism (which Node saved what, which tensor
+    is a leaf, ...) without giving the value away.
+
+    Raises:
+        CheckFailed: when ``received`` is not a dict, or an entry is missing or wrong.
+    """
+    __tracebackhide__ = True
+    if not isinstance(received, Mapping):
+        raise CheckFailed(f"{what} should be a dict, got {type(received).__name__}")
+    _check(Checked(what, "predictions", dict(received), expected, {"reasons": reasons or {}}))

@@ -1,0 +1,268 @@
+"""Judging a checked value: the one comparison both a check in the learner's notebook and the
+class grader use (NOTE 1 in ``autograder/check/__init__.py``), by kind of record."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+
+import torch
+
+from ..compare import diagnose, diagnose_bytes
+from ..compare.causes import key as cause_key
+from ..compare.causes import keyed
+from .checked import Checked
+
+__all__ = ["judge"]
+
+
+# Values are shown only when both tensors are this small: a long list of floats buries the diagnosis.
+_SHOWN_AT_MOST = 8
+
+
+def _with_reasons(message, reasons) -> str:
+    """``message`` (a :class:`~autograder.compare.causes.Diagnosed`) carrying ``reasons``: ``[(reason, given), ...]``
+    of the diagnoses behind it (``compare.Diagnosis``), each once, for a hidden test's message."""
+    message.reasons = tuple(dict.fromkeys((r, tuple(g)) for r, g in reasons if r))
+    return message
+
+
+def _diagnose(received, expected, name: str, options: dict):
+    tolerance = {k: options[k] for k in ("rtol", "atol", "allow_graph", "causes") if k in options}
+    return diagnose(received, expected, name, **tolerance)
+
+
+def _shown(received, expected, options: dict) -> str:
+    """Both values, as two indented lines, when ``show_values`` and both hold at most
+    ``_SHOWN_AT_MOST`` numbers; otherwise empty."""
+    if (
+        options.get("show_values", True)
+        and isinstance(received, torch.Tensor)
+        and max(received.numel(), expected.numel()) <= _SHOWN_AT_MOST
+    ):
+        return f"\n  expected: {expected.detach().tolist()}\n  received: {received.detach().tolist()}"
+    return ""
+
+
+def _tagged(received) -> tuple:
+    """A record's value as ``check.tensor`` (with ``tolerance_by``) and ``check.grads`` (with
+    ``causes_by``) send it: ``(what the learner's run chose or did, the value)``; ``(None,
+    received)`` when it is no such pair (a forged record: judged as it is)."""
+    return received if isinstance(received, tuple) and len(received) == 2 else (None, received)
+
+
+def _judge_tensor(received, expected, name: str, options: dict) -> tuple[bool, str]:
+    by = options.get("tolerance_by")
+    if isinstance(by, Mapping):  # the tolerance follows the learner's choice (check.tensor's choice)
+        choice, value = _tagged(received)
+        if not isinstance(choice, str) or not isinstance(by.get(choice), Mapping):
+            allowed = " or ".join(map(str, by))
+            used = f"{name}: the question allows {allowed}; your code used {str(choice)[:60]}."
+            return False, keyed(used, "tensor.choice")
+        received, options, received_choice = value, {**options, **by[choice]}, choice
+    result = _diagnose(received, expected, name, options)
+    if result.ok:
+        return True, f"OK {name}"
+    chosen = f"\n  (the tolerance of {received_choice}, which your code chose)" if isinstance(by, Mapping) else ""
+    message = result.message + chosen + _shown(received, expected, options)
+    return False, _with_reasons(
+        keyed(message, result.cause or f"tensor.{result.kind}"), [(result.reason, result.given)]
+    )
+
+
+def _cause(result, received, expected, name: str) -> str:
+    """What a gradient's diagnosis says apart from its name and, for a shape, its shapes, or for a
+    mismatch, its relative error: gradients wrong for one reason have the same cause (each lacking
+    the batch dimension, their shapes differ; each missing a local derivative, their errors do)."""
+    first = result.message.splitlines()[0].removeprefix(name)
+    if result.kind == "shape":
+        shapes = f" has shape {tuple(received.shape)}, expected {tuple(expected.shape)}"
+        first = first.replace(shapes, " has shape ?", 1)
+    if result.kind == "mismatch":
+        first = re.sub(r"\(relative error [^)]*\)", "(relative error ?)", first, count=1)
+    return first
+
+
+def _same_factor(results: dict) -> dict:
+    """``{key: other key}`` for each gradient that differs by no cause of its own (a mismatch: too few elements to
+    show one) by the very factor another gradient's elements all show (``tensor.scaled``: a count written as a
+    number scales every gradient alike): it is that gradient's mistake."""
+    scaled = {key: r.factor for key, r in results.items() if r.cause == "tensor.scaled"}
+    return {
+        key: other
+        for key, r in results.items()
+        if r.kind == "mismatch" and r.factor
+        for other in [next((k for k, f in scaled.items() if abs(r.factor - f) <= 1e-3 * abs(f)), None)]
+        if other is not None
+    }
+
+
+def _grads_hint(hint, kinds: list[str]) -> str:
+    """``hint`` as given (a sentence: always), or, for a mapping ``{kind: sentence}``, the sentences
+    of the kinds found (``"otherwise"``: when none of them has one)."""
+    if not isinstance(hint, Mapping):
+        return str(hint or "")
+    found = [hint[kind] for kind in dict.fromkeys(kinds) if isinstance(hint.get(kind), str)]
+    return " ".join(found) if found else str(hint.get("otherwise", ""))
+
+
+def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, str]:
+    by = options.get("causes_by")
+    if isinstance(by, Mapping):  # the causes the learner's run adds, by what the check observed it do (check.grads)
+        observed, received = _tagged(received)
+        causes = options.get("causes") if isinstance(options.get("causes"), Mapping) else {}
+        added = by.get(observed) if isinstance(observed, str) else None
+        options = {**options, "causes": {**causes, **(added if isinstance(added, Mapping) else {})}}
+    if not isinstance(received, Mapping):
+        return False, f"expected a dict with keys {sorted(expected)}, got {type(received).__name__}"
+    problems: dict[str, list] = {}  # cause -> [kind, message of the first, names, cause key]
+    reasons = []  # what a hidden test may say of each (no parameter's name: a hidden model's names are its own)
+    results = {key: _diagnose(received[key], want, key, options) for key, want in expected.items() if key in received}
+    joins = _same_factor(results)
+    for key, want in expected.items():
+        if key in joins:
+            continue
+        if key not in received:
+            kind, message, cause, cause_id = "missing", f"{key} is missing from the dict", "missing", "grads.missing"
+            reasons.append(("is missing from the dict.", ()))
+        else:
+            result = results[key]
+            if result.ok:
+                continue
+            kind, cause = result.kind, _cause(result, received[key], want, key)
+            message = result.message + _shown(received[key], want, options)
+            cause_id = result.cause or f"tensor.{kind}"
+            reasons.append((result.reason, result.given))
+        problems.setdefault(cause, [kind, message, [], cause_id])[2].append(key)
+    for key, scaled in joins.items():  # said with the gradient whose elements show the factor
+        problems[_cause(results[scaled], received[scaled], expected[scaled], scaled)][2].append(key)
+    if not problems:
+        return True, f"OK {name}: " + ", ".join(expected)
+    # One message per cause: four parameters summed instead of averaged are one mistake.
+    lines = [
+        message + (f"\n  (the same for {', '.join(names[1:])})" if names[1:] else "")
+        for _, message, names, _ in problems.values()
+    ]
+    others = [str(key)[:40] for key in received if key not in expected]  # the learner's keys, cut short
+    if "missing" in problems and others:
+        listed = ", ".join(others[:_SHOWN_AT_MOST]) + (", ..." if len(others) > _SHOWN_AT_MOST else "")
+        lines.append(f"  (the dict's other keys: {listed})")
+    hint = _grads_hint(options.get("hint"), [kind for kind, _, _, _ in problems.values()])
+    first = next(iter(problems.values()))[3]  # the first wrong gradient's cause names the message
+    return False, _with_reasons(keyed("\n".join(lines + ([hint] if hint else [])), first), reasons)
+
+
+def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, str]:
+    if type(received) is type(expected) and received == expected:
+        return True, f"OK {name}"
+    message = f"{name} is wrong"
+    if options.get("show_values", True):
+        message += f": expected {expected!r}, got {received!r}"
+    hint = options.get("hint", "")
+    if isinstance(hint, Mapping):  # {"too high": ..., "too low": ...}: the side the answer is on
+        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (received, expected))
+        if numbers and ("too high" in hint or "too low" in hint):
+            hint = hint.get("too high" if received > expected else "too low", "")
+        else:  # {received value: hint}: what the learner's run did, reported as the received value
+            hint = next(
+                (text for key, text in hint.items() if type(key) is type(received) and key == received),
+                hint.get("otherwise", ""),
+            )
+    return False, keyed(message + (f". {hint}" if hint else "."), cause_key("value", hint or name))
+
+
+def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, str]:
+    result = diagnose_bytes(
+        received,
+        expected,
+        name,
+        options.get("parts") or {},
+        options.get("unsaved") or {},
+        options.get("step"),
+        options.get("extra") or {},
+        options.get("element_size"),
+    )
+    if result.ok:
+        return True, f"OK {name}"
+    cause = result.cause or f"bytes.{result.kind}"
+    # a number gets its unit; anything else (None, a tensor, a string) is shown as it came
+    got = f"{received} B" if isinstance(received, int) and not isinstance(received, bool) else repr(received)
+    shown = f"\n  expected: {expected} B\n  received: {got}" if options.get("show_values", True) else ""
+    unsized = _breakdown(result.kind, {**options, "show_values": False})  # the parts' names, never their sizes
+    parts = options.get("parts") if unsized else {}
+    return False, _with_reasons(
+        keyed(result.message + _breakdown(result.kind, options) + shown, cause),
+        [(result.reason + unsized, result.given + tuple(str(part) for part in parts))],
+    )
+
+
+def _breakdown(kind: str, options: dict) -> str:
+    """For a difference made of no known part: what the reference figure is made of, part by part
+    (sizes only where values are shown: together they give the expected figure)."""
+    parts = options.get("parts") or {}
+    if kind not in ("mismatch", "multiple", "fraction") or not isinstance(parts, Mapping) or not parts:
+        return ""
+    sized = options.get("show_values", True)
+    listed = "; ".join(f"{part} ({size} B)" if sized else str(part) for part, size in parts.items())
+    return f"\n  The expected figure is made of: {listed}."
+
+
+def _judge_predictions(received, expected, name: str, options: dict) -> tuple[bool, str]:
+    if not isinstance(received, Mapping):
+        return False, f"{name} should be a dict, got {type(received).__name__}"
+    # an entry the reference does not have (a Node kind that is not in the graph) is wrong too
+    wrong = [key for key in expected if key not in received or received[key] != expected[key]]
+    wrong += [key for key in received if key not in expected]
+    if wrong:
+        right = sum(key in received and received[key] == expected[key] for key in expected)
+        message = f"{right} of {len(expected)} {name} are right; rethink: {', '.join(map(str, wrong))}"
+        reasons = options.get("reasons")
+        reasons = reasons if isinstance(reasons, Mapping) else {}
+        # each wrong entry's own pointer at the mechanism, computed from the run (never its value)
+        message += "".join(f"\n  - {key}: {reasons[key]}" for key in wrong if isinstance(reasons.get(key), str))
+        # the wrong entries are the cause: each has its own reason (entries are the question's names)
+        names = sorted(_entry(key) for key in wrong)
+        entries = "+".join(names[:3]) + ("+more" if len(names) > 3 else "")
+        return False, keyed(message, f"{cause_key('prediction', name)}.{entries}")
+    return True, f"OK all {len(expected)} {name}"
+
+
+def _judge_at_most(received, expected, name: str, options: dict) -> tuple[bool, str]:
+    if isinstance(received, bool) or not isinstance(received, (int, float)):
+        return False, f"{name} should be a number, got {type(received).__name__}"
+    if not math.isfinite(received):  # -inf is below every bound: a forged or broken figure passes nothing
+        return False, f"{name} should be a finite number, got {received!r}"
+    if received <= expected:
+        return True, f"OK {name}"
+    shown = f": {received:g}, more than {expected:g}" if options.get("show_values", True) else ""
+    hint = options.get("hint", "")
+    return False, keyed(
+        f"{name} is too high{shown}." + (f" {hint}" if hint else ""), cause_key("value.too_high", hint or name)
+    )
+
+
+def _entry(name) -> str:
+    """A prediction's entry as part of a cause key: its name, other characters than letters,
+    digits and ``.`` as ``_`` (``"D: h.requires_grad"``: ``D_h.requires_grad``)."""
+    return re.sub(r"[^\w.]+", "_", str(name)[:40]).strip("_") or "_"
+
+
+_JUDGES = {
+    "at_most": _judge_at_most,
+    "tensor": _judge_tensor,
+    "grads": _judge_grads,
+    "value": _judge_value,
+    "nbytes": _judge_nbytes,
+    "predictions": _judge_predictions,
+}
+
+
+def judge(record: Checked) -> tuple[bool, str]:
+    """Judge a record: ``(ok, message)``, the message starting with ``OK`` when ok. The one
+    comparison both a check in the learner's notebook and the class grader use. Never raises
+    for anything a learner's code produced."""
+    try:
+        return _JUDGES[record.kind](record.received, record.expected, record.name, record.options)
+    except Exception as error:  # noqa: BLE001 -- a received value built to break comparisons is just wrong
+        return False, keyed(f"{record.name} could not be compared ({type(error).__name__})", "not_comparable")

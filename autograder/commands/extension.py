@@ -1,0 +1,42 @@
+"""``python -m autograder extension ASSIGNMENT STUDENT --hours H``: more time for one student."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from . import options
+
+
+def run(args) -> int:
+    from nbgrader.api import MissingEntry
+
+    from ..grading.store.gradebook import StoreBusy
+    from ..grading.store.views import CSV_COLUMNS, grade_rows, write_csv
+
+    try:
+        with options.store_of(args) as store:
+            recorded = store.grant_extension(args.assignment, args.student, args.hours)
+            due = store.gb.find_submission(args.assignment, args.student).duedate
+            grades = write_csv(Path(args.out) / "grades.csv", CSV_COLUMNS, grade_rows(store))
+    except (FileNotFoundError, MissingEntry, StoreBusy) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(
+        f"{args.student} has {args.hours:g} h more for {args.assignment} (due {due} UTC): "
+        f"score {recorded.old:g} → {recorded.new:g}. Rewrote {grades}; run export again for the exports."
+    )
+    return 0
+
+
+def add(commands) -> None:
+    extension = commands.add_parser(
+        "extension", help="give a student more time for an assignment (nbgrader's SubmittedAssignment.extension)"
+    )
+    extension.add_argument("assignment")
+    extension.add_argument("student")
+    extension.add_argument("--hours", type=float, required=True, help="hours added to the due date")
+    extension.add_argument("--out", default="grading-output", help="the grade run's OUT (its gradebook.db)")
+    extension.add_argument("--db", default=None, help="the gradebook (default: OUT/gradebook.db)")
+    extension.add_argument("--course", default=None, help="an nbgrader course folder whose gradebook to use")
+    extension.set_defaults(run=run)

@@ -1,0 +1,258 @@
+"""``python -m autograder grade [SUBMITTED] --out OUT``: grade a class (with no SUBMITTED, the demo class)."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from ..lessons import COURSE_ROOT
+from . import options
+
+
+def _table(rows: list[dict]) -> str:
+    from ..grading.names import terminal  # a status or id is data: no control character reaches the terminal
+
+    cols = ["student_id", "assignment_id", "score", "max_score", "status", "failed"]
+    rows = [{c: terminal(str(r[c])) for c in cols} for r in rows]
+    widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in cols}
+    lines = ["  ".join(f"{c:<{widths[c]}}" for c in cols)]
+    lines += ["  ".join(f"{r[c]:<{widths[c]}}" for c in cols) for r in rows]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _course_paths(args) -> None:
+    """Fill in what ``--course DIR`` implies: its source folder, its gradebook (nbgrader's
+    ``CourseDirectory.db_url`` from its ``nbgrader_config.py``, else ``DIR/gradebook.db``) and,
+    with no SUBMITTED, what ``nbgrader collect`` left in ``DIR/submitted``."""
+    from ..grading.store.config import course_config
+
+    course = Path(args.course).resolve()
+    directory = course_config(course).get("CourseDirectory", {})
+    if args.solutions is None:
+        args.solutions = str(course / directory.get("source_directory", "source"))
+    if args.db is None:
+        args.db = directory.get("db_url") or "sqlite:///" + str(course / "gradebook.db")
+    if args.submitted is None and not args.from_zip:
+        args.submitted = str(course / directory.get("submitted_directory", "submitted"))
+
+
+def _duedates(pairs: list[str]) -> dict[str, str]:
+    """``{assignment: due date}`` from ``--duedate ID=WHEN`` (WHEN as nbgrader reads it)."""
+    from nbgrader.utils import parse_utc
+
+    dues = {}
+    for pair in pairs:
+        assignment, sep, when = pair.partition("=")
+        try:
+            parse_utc(when)
+        except (ValueError, OverflowError):
+            sep = ""
+        if not sep or not assignment or not when:
+            raise ValueError(
+                f"--duedate wants ASSIGNMENT=WHEN (e.g. ex01_graph='2026-01-20 17:00:00 UTC'), not {pair!r}"
+            )
+        dues[assignment] = when
+    return dues
+
+
+def _unpack(args, scratch: Path) -> bool:
+    """Unpack ``--from-zip`` into ``scratch`` (nbgrader's layout) and say what could not be placed."""
+    import zipfile
+
+    from ..grading.intake.lms_zip import read_roster, unpack_lms_zip
+    from ..grading.runs.batch import load_sources
+
+    notebooks = {a: name for a, (name, _) in load_sources(Path(args.solutions)).items()}
+    if len(args.assignment) > 1 or (args.assignment and args.assignment[0] not in notebooks):
+        print(f"error: --from-zip takes at most one --assignment, one of {sorted(notebooks)}", file=sys.stderr)
+        return False
+    try:
+        roster = read_roster(Path(args.roster)) if args.roster else None
+        unpacked = unpack_lms_zip(
+            Path(args.from_zip), scratch, notebooks, roster, args.assignment[0] if args.assignment else None
+        )
+    except (OSError, ValueError, zipfile.BadZipFile) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return False
+    print(f"{args.from_zip}: {len(unpacked.placed)} notebooks placed, {len(unpacked.problems)} entries not.")
+    for line in unpacked.problems:
+        print(f"not placed: {line}")
+    for line in unpacked.notes:
+        print(f"note: {line}")
+    return True
+
+
+def run(args) -> int:
+    from ..grading.names import UnsafeId, check_id, terminal
+    from ..grading.runs.batch import SandboxUnavailable, grade_class
+    from ..grading.runs.saved_references import StaleReferences
+    from ..grading.sandbox.cgroups import memory_cgroup_available
+    from ..grading.sandbox.limits import Limits
+    from ..grading.store.gradebook import StoreBusy
+
+    if args.course:
+        _course_paths(args)
+    args.solutions = args.solutions or str(COURSE_ROOT / "solutions")
+    out = Path(args.out)
+    try:
+        duedates = _duedates(args.duedate)
+        for value in args.student:
+            check_id(value, "student id")
+        for value in [*args.assignment, *duedates]:
+            check_id(value, "assignment id")
+    except (ValueError, UnsafeId) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="demo-class-") as tmp:
+        submitted = Path(args.submitted) if args.submitted else Path(tmp)
+        if args.from_zip:
+            if args.submitted:
+                print("error: give SUBMITTED or --from-zip, not both", file=sys.stderr)
+                return 2
+            if not _unpack(args, submitted):
+                return 2
+        elif not args.submitted:
+            from ..grading.runs.demo import build_demo_class
+
+            build_demo_class(submitted)
+            print(f"No SUBMITTED folder given: grading the demo class ({len(list(submitted.iterdir()))} students).")
+        limits = Limits(
+            cell_timeout=args.cell_timeout, total_timeout=args.total_timeout, memory=int(args.memory_limit * 1024**3)
+        )
+        if args.no_sandbox:
+            print(
+                "WARNING: --no-sandbox: submissions run with your rights, network and files. "
+                "Use it only for notebooks you trust; every status in grades.csv says (no sandbox)."
+            )
+        elif not memory_cgroup_available():
+            print(
+                f"note: this machine lets the grader make no memory cgroup (that needs root and a writable "
+                f"cgroup memory controller): --memory-limit {args.memory_limit:g} GiB bounds each process of a "
+                "submission alone, not all of them together."
+            )
+        changes, notes = {}, []
+        try:
+            rows = grade_class(
+                submitted,
+                out,
+                Path(args.solutions),
+                jobs=args.jobs,
+                limits=limits,
+                sandboxed=not args.no_sandbox,
+                db_url=args.db,
+                course=Path(args.course).resolve() if args.course else None,
+                students=args.student or None,
+                assignments=args.assignment or None,
+                duedates=duedates,
+                changes=changes,
+                notes=notes,
+                references=options.saved_references(args),
+                shard=args.shard,
+                progress=not args.no_progress,
+            )
+        except (FileNotFoundError, StaleReferences) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        except SandboxUnavailable as error:
+            print(f"error: refusing to grade without a sandbox: {error}", file=sys.stderr)
+            return 2
+        except StoreBusy as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 3
+    print(_table(rows) if rows else "No submissions found (expected SUBMITTED/<student>/<assignment>/*.ipynb).")
+    for note in notes:
+        print(f"note: {terminal(note)}")
+    for (student, assignment), (old, new) in sorted(changes.items()):
+        if old is not None:
+            print(f"regraded {terminal(student)}/{terminal(assignment)}: {old:g} → {new:g}")
+    if args.shard is not None:
+        print(_shard_done(args.shard, out, args.db))
+        return 0
+    print(
+        f"\nWrote {out / 'grades.csv'} (every submission in the gradebook) and feedback pages under {out / 'feedback'}/"
+    )
+    print(f"Gradebook: {args.db or 'sqlite:///' + str((out / 'gradebook.db').resolve())}")
+    from ..grading.out.report import after_grade  # the class report, from the gradebook the run wrote
+
+    print(after_grade(out, args.db, Path(args.solutions)), end="")
+    return 0
+
+
+def _shard_done(shard: tuple[int, int], out: Path, db: str | None) -> str:
+    """What a shard run says at its end: where it recorded, and the merge that writes grades.csv."""
+    from ..grading.runs.batch import default_db_url
+    from ..grading.runs.shards import is_server, part_url
+
+    k, n = shard
+    url = db or default_db_url(out)
+    parts = "" if is_server(url) else f"{out}/parts/shard-*-of-{n}.db "
+    return (
+        f"\nShard {k}/{n}: recorded into {part_url(url, out, shard)}; feedback pages under {out / 'feedback'}/. "
+        f"When all {n} shards are done: python -m autograder merge {parts}--db {db or out / 'gradebook.db'} --out {out}"
+    )
+
+
+def add(commands) -> None:
+    grade = commands.add_parser("grade", help="grade a class (with no folder: the demo class)")
+    grade.add_argument("submitted", nargs="?", help="SUBMITTED/<student_id>/<assignment_id>/<notebook>.ipynb")
+    grade.add_argument("--out", default="grading-output", help="where grades.csv and feedback/ go")
+    grade.add_argument(
+        "--from-zip",
+        default=None,
+        metavar="ZIP",
+        help="grade an LMS bulk download (Canvas's Download Submissions, Moodle's Download all submissions)",
+    )
+    grade.add_argument(
+        "--roster",
+        default=None,
+        metavar="CSV",
+        help="with --from-zip: student_id with canvas_id and/or name columns, or Canvas's gradebook export",
+    )
+    grade.add_argument(
+        "--solutions",
+        default=None,
+        help="the nbgrader source folder (default: the course's solutions/, or --course's source folder)",
+    )
+    grade.add_argument(
+        "--db",
+        default=None,
+        help="the nbgrader gradebook, any db_url nbgrader accepts (default: OUT/gradebook.db; with --course, "
+        "the course's)",
+    )
+    grade.add_argument(
+        "--course",
+        default=None,
+        help="an nbgrader course folder: use its gradebook, nbgrader_config.py (late-submission plugin) and "
+        "submitted/, and write autograded/ and feedback/ there for formgrader and release_feedback",
+    )
+    grade.add_argument("--student", action="append", default=[], help="grade only this student (repeatable)")
+    grade.add_argument("--assignment", action="append", default=[], help="grade only this assignment (repeatable)")
+    grade.add_argument(
+        "--duedate",
+        action="append",
+        default=[],
+        metavar="ASSIGNMENT=WHEN",
+        help="set an assignment's due date in the gradebook before grading (repeatable; "
+        "e.g. ex01_graph='2026-01-20 17:00:00 UTC')",
+    )
+    grade.add_argument("--jobs", type=int, default=None, help="parallel sandboxes (default: CPU cores)")
+    grade.add_argument("--cell-timeout", type=float, default=60, help="seconds per cell (default 60)")
+    grade.add_argument("--total-timeout", type=float, default=300, help="seconds per notebook (default 300)")
+    grade.add_argument("--memory-limit", type=float, default=2, help="GiB of memory a submission may add (default 2)")
+    grade.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run submissions without the bubblewrap sandbox (only for notebooks you trust)",
+    )
+    grade.add_argument(
+        "--references", default=None, help="saved solution records (python -m autograder references) instead of runs"
+    )
+    grade.add_argument(
+        "--shard",
+        type=options.shard,
+        default=None,
+        help="grade only shard K of N (K/N, from 0) of the class, for job arrays",
+    )
+    grade.add_argument("--no-progress", action="store_true", help="no progress bars (batch jobs' logs)")
+    grade.set_defaults(run=run)

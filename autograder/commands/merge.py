@@ -1,0 +1,34 @@
+"""``python -m autograder merge PARTS... --db TARGET``: shards' part gradebooks merged into one."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def run(args) -> int:
+    """``merge PARTS... --db TARGET``: shards' part gradebooks into one (idempotent)."""
+    from ..grading.runs.merge import merge_gradebooks
+    from ..grading.store.gradebook import StoreBusy
+
+    try:
+        copied = merge_gradebooks(args.parts, args.db, Path(args.out) if args.out else None)
+    except FileNotFoundError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except StoreBusy as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 3
+    if args.parts:
+        print(f"Merged {copied} submissions from {len(args.parts)} part gradebooks into {args.db}.")
+    if args.out:
+        print(f"Wrote {Path(args.out) / 'grades.csv'} (every submission in {args.db}).")
+    return 0
+
+
+def add(commands) -> None:
+    merge = commands.add_parser("merge", help="merge shards' part gradebooks into one gradebook (idempotent)")
+    merge.add_argument("parts", nargs="*", help="part gradebooks: SQLite files or database URLs (none: only --out)")
+    merge.add_argument("--db", required=True, help="the gradebook to merge into: a SQLite file or a database URL")
+    merge.add_argument("--out", default=None, help="also write OUT/grades.csv from the merged gradebook")
+    merge.set_defaults(run=run)

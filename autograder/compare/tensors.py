@@ -1,0 +1,225 @@
+"""``diagnose``: a learner's tensor (a value, a gradient) compared with the reference, and the autograd
+mistake behind a difference named (see the package's docstring for its kinds)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import torch
+
+from .causes import key as cause_key
+from .diagnosis import NONE_GRAD_CAUSES, Diagnosis, tolerances
+from .factors import _cause_for_factor, _factor_words, _rel_error, _scale_factor, _whole, _worst_element
+from .shapes import _SHAPE_REASONS, _shape_message
+
+__all__ = ["diagnose"]
+
+# a constant factor that is no whole number is said only when this many elements of the reference agree on it
+_AGREEING = 3
+
+
+def diagnose(
+    received,
+    expected: torch.Tensor,
+    name: str = "value",
+    rtol: float | None = None,
+    atol: float | None = None,
+    allow_graph: bool = False,
+    causes: Mapping | None = None,
+) -> Diagnosis:
+    """Compare ``received`` with ``expected`` and explain any difference in autograd terms.
+
+    Args:
+        received: what the learner produced: a tensor, a Python number, ``None`` or anything else.
+        expected: the reference tensor (any shape, floating or integer dtype, any device).
+        name: how to call the value in messages (``"w.grad"``).
+        rtol, atol: override the dtype's tolerances (:func:`tolerances`).
+        allow_graph: accept a received tensor that still requires grad (by default a value still
+            attached to a graph is reported, since checks ask for plain values).
+        causes: the likely cause of a difference *in this question*, by factor received / expected
+            (number keys: ``{0.5: "the factor 2 of the square's derivative forgotten", n: ...}``)
+            or by kind (``"none"``, ``"zeros"``, ``"attached"``, ``"shape"``, ``"mismatch"``);
+            it replaces the generic cause of the module docstring. A factor with a cause is
+            reported even when it is not a whole number or its inverse.
+
+    Returns:
+        A :class:`Diagnosis`; this function does not raise for any ``received``.
+    """
+    expected = expected.detach()
+    causes = dict(causes) if isinstance(causes, Mapping) else {}
+    if received is None:
+        if "none" in causes:
+            return Diagnosis(
+                False,
+                "none",
+                f"{name} is None: {causes['none']}",
+                cause=cause_key("tensor.none", causes["none"]),
+                reason=f"is None: {causes['none']}",
+                given=(str(causes["none"]),),
+            )
+        listed = "\n".join(f"  - {c}" for c in NONE_GRAD_CAUSES)
+        return Diagnosis(
+            False, "none", f"{name} is None. Likely causes:\n{listed}", reason=f"is None. Likely causes:\n{listed}"
+        )
+    if isinstance(received, (int, float, bool)) and expected.numel() == 1:
+        try:
+            converted = torch.tensor(received, dtype=expected.dtype, device=expected.device)
+        except (RuntimeError, ValueError, OverflowError):  # nan, inf or 2**70 for an integer dtype
+            converted = None
+        exact = not (expected.is_floating_point() or expected.is_complex())
+        if converted is None or (exact and converted.item() != received):  # 2.5 is not the integer 2
+            return Diagnosis(
+                False,
+                "mismatch",
+                f"{name} is {received!r}, not a value of dtype {expected.dtype}.",
+                reason="is not a value of the expected dtype.",
+            )
+        received = converted
+    if not isinstance(received, torch.Tensor):
+        return Diagnosis(
+            False,
+            "type",
+            f"{name} should be a tensor of shape {tuple(expected.shape)}, got a {type(received).__name__}.",
+            reason=f"should be a tensor, got a {type(received).__name__}.",
+        )
+    if received.requires_grad and not allow_graph:
+        # no grad_fn here need not mean a leaf: a tensor sent back from the sandbox loses its grad_fn
+        where = f"grad_fn={type(received.grad_fn).__name__}, " if received.grad_fn else ""
+        fix = causes.get("attached", "Return a plain value: .detach() (or .item() for a number).")
+        return Diagnosis(
+            False,
+            "attached",
+            f"{name} is still attached to the autograd graph ({where}requires_grad=True). {fix}",
+            cause=cause_key("tensor.attached", causes["attached"]) if "attached" in causes else "",
+            reason=f"is still attached to the autograd graph (requires_grad=True). {fix}",
+            given=(str(fix),) if "attached" in causes else (),
+        )
+    if tuple(received.shape) != tuple(expected.shape):
+        got, want = tuple(received.shape), tuple(expected.shape)
+        if "shape" in causes:
+            message = f"{name} has shape {got}, expected {want}: {causes['shape']}"
+            own = f"has the wrong shape: {causes['shape']}"
+            return Diagnosis(
+                False,
+                "shape",
+                message,
+                cause=cause_key("tensor.shape", causes["shape"]),
+                reason=own,
+                given=(str(causes["shape"]),),
+            )
+        message, why = _shape_message(name, got, want)
+        return Diagnosis(False, "shape", message, cause=f"tensor.shape.{why}", reason=_SHAPE_REASONS[why])
+    for kind, got, want in (("dtype", received.dtype, expected.dtype), ("device", received.device, expected.device)):
+        if got != want:
+            return Diagnosis(False, kind, f"{name} has {kind} {got}, expected {want}.", reason=f"has the wrong {kind}.")
+    r, e = received.detach(), expected
+    if not r.is_floating_point() and not r.is_complex():
+        same = torch.equal(r, e)
+        return Diagnosis(
+            same,
+            "ok" if same else "mismatch",
+            f"{name} is correct." if same else f"{name} differs from the expected values.",
+            reason="" if same else "differs from the expected values.",
+        )
+    default_rtol, default_atol = tolerances(e.dtype)
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    rel = _rel_error(r, e)
+    if torch.allclose(r, e, rtol=rtol, atol=atol, equal_nan=True):
+        return Diagnosis(True, "ok", f"{name} is correct (relative error {rel:.1e}).", rel)
+    if not bool(r.any()) and bool(e.any()):
+        cause = causes.get(
+            "zeros",
+            "the graph was cut between the loss and this tensor (detach(), .data,"
+            " no_grad, or a non-differentiable op such as argmax, round or a comparison).",
+        )
+        own = cause_key("tensor.zeros", cause) if "zeros" in causes else ""
+        return Diagnosis(
+            False,
+            "zeros",
+            f"{name} is all zeros but should not be: {cause}",
+            rel,
+            cause=own,
+            reason=f"is all zeros but should not be: {cause}",
+            given=(str(cause),) if "zeros" in causes else (),
+        )
+    s = _scale_factor(r, e, rtol, atol)
+    if s is not None and s != 0 and (cause := _cause_for_factor(s, causes)) is not None:
+        kind = "sign" if _whole(s) == -1 else "multiple" if abs(s) > 1 else "fraction"
+        message = f"{name} {_factor_words(s)} the expected value: {cause}"
+        # which cause the factor picked is said; the factor itself (7 for N = 7 rows) is not
+        how = "has the opposite sign of" if kind == "sign" else "is a constant multiple of"
+        return Diagnosis(
+            False,
+            kind,
+            message,
+            rel,
+            s,
+            cause=cause_key(f"tensor.{kind}", cause),
+            reason=f"{how} the expected value: {cause}",
+            given=(cause,),
+        )
+    if s is not None and _whole(s) == -1:
+        return Diagnosis(
+            False,
+            "sign",
+            f"{name} has the opposite sign of the expected value: check"
+            " the sign of the loss or of the chain-rule factor.",
+            rel,
+            s,
+            reason="has the opposite sign of the expected value: check the sign of the loss or of the chain-rule "
+            "factor.",
+        )
+    if s is not None and (k := _whole(s)) and k >= 2:
+        return Diagnosis(
+            False,
+            "multiple",
+            f"{name} is exactly {k}x the expected value: gradients"
+            " accumulate in .grad, so were they zeroed between backward calls? Or the loss"
+            f" is {k}x too large: a sum where a mean was meant, or a division by {k} left out.",
+            rel,
+            s,
+            reason="is a whole multiple of the expected value: gradients accumulate in .grad, so were they zeroed "
+            "between backward calls? Or the loss is too large by that factor: a sum where a mean was meant, or a "
+            "division left out.",
+        )
+    if s and abs(s) < 1 and (k := _whole(1 / s)) and k >= 2:  # s == 0: r is ~0 but not exactly
+        return Diagnosis(
+            False,
+            "fraction",
+            f"{name} is exactly 1/{k} of the expected value: divided"
+            f" by {k} once too often, or a mean taken where a sum was meant.",
+            rel,
+            s,
+            reason="is the expected value divided by a whole number: divided once too often, or a mean taken where "
+            "a sum was meant.",
+        )
+    # one factor fits every element, but no whole one: evidence only where several elements agree on it (any
+    # wrong number is some multiple of a one-element reference)
+    if s and math.isfinite(s) and abs(s - 1) > 1e-3 and int((e != 0).sum()) >= _AGREEING:  # ~1: precision
+        said = (
+            "a constant factor, the same for every element, but no whole number: is a count or a size (N, a "
+            "batch's length) the wrong one, or written as a number that fits other inputs only?"
+        )
+        return Diagnosis(
+            False,
+            "multiple" if abs(s) > 1 else "fraction",
+            f"{name} is {s:.4g}x the expected value: {said}",
+            rel,
+            s,
+            cause="tensor.scaled",
+            reason=f"is a constant multiple of the expected value: {said}",
+        )
+    cause = f" {causes['mismatch']}" if "mismatch" in causes else ""
+    return Diagnosis(
+        False,
+        "mismatch",
+        f"{name} differs from the expected value (relative error"
+        f" {rel:.1e} in max-norm; {_worst_element(r, e, rtol, atol)}).{cause}",
+        rel,
+        s,
+        cause=cause_key("tensor.mismatch", cause) if cause else "",
+        reason="differs from the expected value." + cause,
+        given=(str(causes["mismatch"]),) if cause else (),
+    )

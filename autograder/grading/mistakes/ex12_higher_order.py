@@ -4,7 +4,7 @@ _RECORDED = {"A": False, "B": True, "C": False, "D": False, "E": True, "F": Fals
 
 
 def _graphs(**changes):
-    return f"def graph_recorded():\n    return {({**_RECORDED, **changes})!r}\n"
+    return f"def graph_recorded():\n    return { ({**_RECORDED, **changes})!r}\n"
 
 
 MISTAKES = {

@@ -17,8 +17,11 @@ _BUCKETS = """def default_buckets(model, find_unused_parameters):
 _FIRST_AND_CAP = "[dist._DEFAULT_FIRST_BUCKET_BYTES, 25 * 2**20]"
 
 
-def _buckets(order="sizes if find_unused_parameters else sizes[::-1]", caps=_FIRST_AND_CAP,
-             result="buckets[::-1] if find_unused_parameters else buckets"):
+def _buckets(
+    order="sizes if find_unused_parameters else sizes[::-1]",
+    caps=_FIRST_AND_CAP,
+    result="buckets[::-1] if find_unused_parameters else buckets",
+):
     return _BUCKETS.format(order=order, caps=caps, result=result)
 
 

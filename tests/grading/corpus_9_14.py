@@ -106,6 +106,90 @@ WRONG = {
             },
             "fails": {"q3_check": "it is a leaf that requires grad"},
         },
+        "c09-q4-fake-one-row": {
+            "cause": "the fake function returns one row fewer dimensions than the op (x.new_empty(x.shape[:-1]))",
+            "answers": {
+                "q4_answer": """@torch.library.custom_op("ex09::softclip", mutates_args=())
+def softclip(x: torch.Tensor, limit: float) -> torch.Tensor:
+    return limit * torch.tanh(x / limit)
+
+
+@softclip.register_fake
+def _(x, limit):
+    return x.new_empty(x.shape[:-1])
+
+
+def setup_context(ctx, inputs, output):
+    ctx.save_for_backward(output)
+    ctx.limit = inputs[1]
+
+
+def backward(ctx, grad_y):
+    (s,) = ctx.saved_tensors
+    return grad_y * (1 - (s / ctx.limit) ** 2), None
+
+
+softclip.register_autograd(backward, setup_context=setup_context)
+""",
+            },
+            "fails": {"q4_check": "found another shape, dtype or layout"},
+        },
+        "c09-q4-output-formula-on-x": {
+            "cause": "saves x but applies the output's formula 1 - (y / limit)^2 to it",
+            "answers": {
+                "q4_answer": """@torch.library.custom_op("ex09::softclip", mutates_args=())
+def softclip(x: torch.Tensor, limit: float) -> torch.Tensor:
+    return limit * torch.tanh(x / limit)
+
+
+@softclip.register_fake
+def _(x, limit):
+    return torch.empty_like(x)
+
+
+def setup_context(ctx, inputs, output):
+    ctx.save_for_backward(inputs[0])
+    ctx.limit = inputs[1]
+
+
+def backward(ctx, grad_y):
+    (s,) = ctx.saved_tensors
+    return grad_y * (1 - (s / ctx.limit) ** 2), None
+
+
+softclip.register_autograd(backward, setup_context=setup_context)
+""",
+            },
+            "fails": {"q4_check": "which is 1 - (y / limit)**2 for the output y"},
+        },
+        "c09-q4-divided-by-limit": {
+            "cause": "divides the derivative by limit once more",
+            "answers": {
+                "q4_answer": """@torch.library.custom_op("ex09::softclip", mutates_args=())
+def softclip(x: torch.Tensor, limit: float) -> torch.Tensor:
+    return limit * torch.tanh(x / limit)
+
+
+@softclip.register_fake
+def _(x, limit):
+    return torch.empty_like(x)
+
+
+def setup_context(ctx, inputs, output):
+    ctx.save_for_backward(output)
+    ctx.limit = inputs[1]
+
+
+def backward(ctx, grad_y):
+    (s,) = ctx.saved_tensors
+    return grad_y * (1 - (s / ctx.limit) ** 2) / ctx.limit, None
+
+
+softclip.register_autograd(backward, setup_context=setup_context)
+""",
+            },
+            "fails": {"q4_check": "1/limit too small"},
+        },
     },
     "ex10_hooks": {
         "h-10-unpack-as-stored": {
@@ -270,7 +354,7 @@ def peak_grad_bytes(model, fused):
             "cause": "per_sample_bytes assumes 4 bytes per element (float32) instead of each parameter's "
             "element_size()",
             "answers": {
-                "q2_answer": """def per_sample_grads(model, loss_fn, x, y):
+                "q3_answer": """def per_sample_grads(model, loss_fn, x, y):
     trainable = {n: p.detach() for n, p in model.named_parameters() if p.requires_grad}
     fixed = {n: p.detach() for n, p in model.named_parameters() if not p.requires_grad}
     fixed.update(dict(model.named_buffers()))
@@ -286,32 +370,32 @@ def per_sample_bytes(model, batch_size):
     return sum(batch_size * p.numel() * 4 for p in model.parameters() if p.requires_grad)
 """
             },
-            "fails": {"q2_check": "take each tensor's size from its dtype: numel() * element_size()"},
+            "fails": {"q3_check": "take each tensor's size from its dtype: numel() * element_size()"},
         },
         "c12-no-create-graph": {
             "cause": "takes the inner gradient without create_graph: the penalty does not reach the critic",
             "answers": {
-                "q1_answer": """def gradient_penalty(critic, x_hat):
+                "q2_answer": """def one_sided_penalty(critic, x_hat):
     (g,) = torch.autograd.grad(critic(x_hat).sum(), x_hat)
-    return ((g.norm(dim=1) - 1) ** 2).mean()
+    return (torch.relu(g.norm(dim=1) - 1) ** 2).mean()
 """
             },
-            "fails": {"q1_check": "create_graph=True"},
+            "fails": {"q2_check": "create_graph=True"},
         },
         "c12-mean-of-scores": {
             "cause": "differentiates the mean of the scores: each sample's gradient is divided by N",
             "answers": {
-                "q1_answer": """def gradient_penalty(critic, x_hat):
+                "q2_answer": """def one_sided_penalty(critic, x_hat):
     (g,) = torch.autograd.grad(critic(x_hat).mean(), x_hat, create_graph=True)
-    return ((g.norm(dim=1) - 1) ** 2).mean()
+    return (torch.relu(g.norm(dim=1) - 1) ** 2).mean()
 """
             },
-            "fails": {"q1_check": "not the mean: that divides each sample's gradient by N"},
+            "fails": {"q2_check": "not the mean: that divides each sample's gradient by N"},
         },
         "c12-batch-loss": {
             "cause": "vmaps grad over a loss of the whole batch, not of one sample",
             "answers": {
-                "q2_answer": """def per_sample_grads(model, loss_fn, x, y):
+                "q3_answer": """def per_sample_grads(model, loss_fn, x, y):
     params = {n: p.detach() for n, p in model.named_parameters() if p.requires_grad}
     def loss(params):
         return loss_fn(functional_call(model, params, (x,)), y)
@@ -323,17 +407,90 @@ def per_sample_bytes(model, batch_size):
     return batch_size * sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad)
 """
             },
-            "fails": {"q2_check": "the loss was reduced over the batch before grad"},
+            "fails": {"q3_check": "the loss was reduced over the batch before grad"},
         },
         "c12-where-only": {
             "cause": "masks r ** 2 * log(r) with torch.where only: the unused branch's gradient is NaN",
             "answers": {
-                "q3_answer": """def thin_plate(v):
+                "q5_answer": """def thin_plate(v):
     r = v.norm(dim=1)
     return torch.where(r > 0, r ** 2 * torch.log(r), torch.zeros_like(r))
 """
             },
-            "fails": {"q3_check": "torch.where's backward sends the unused branch a gradient of 0"},
+            "fails": {"q5_check": "torch.where's backward sends the unused branch a gradient of 0"},
+        },
+        "c12-q1-func-grad-records": {
+            "cause": "takes torch.func.grad's result to carry a graph, as create_graph=True does",
+            "answers": {
+                "q1_answer": """def graph_recorded():
+    return {"A": False, "B": True, "C": True, "D": False, "E": True, "F": False, "G": True, "H": False}
+""",
+            },
+            "fails": {"q1_check": "rethink: C"},
+        },
+        "c12-q1-forward-mode-never-records": {
+            "cause": "takes forward mode to record nothing, whatever requires grad",
+            "answers": {
+                "q1_answer": """def graph_recorded():
+    return {"A": False, "B": True, "C": False, "D": False, "E": False, "F": False, "G": False, "H": False}
+""",
+            },
+            "fails": {"q1_check": "rethink: E, G"},
+        },
+        "c12-q2-wrong-side": {
+            "cause": "penalises the norms below 1 instead of above",
+            "answers": {
+                "q2_answer": """def one_sided_penalty(critic, x_hat):
+    (g,) = torch.autograd.grad(critic(x_hat).sum(), x_hat, create_graph=True)
+    return (torch.clamp(1 - g.norm(dim=1), min=0) ** 2).mean()
+""",
+            },
+            "fails": {"q2_check": "the wrong side: norms BELOW 1 penalised"},
+        },
+        "c12-q2-unsquared": {
+            "cause": "leaves out the square of max(norm - 1, 0)",
+            "answers": {
+                "q2_answer": """def one_sided_penalty(critic, x_hat):
+    (g,) = torch.autograd.grad(critic(x_hat).sum(), x_hat, create_graph=True)
+    return torch.clamp(g.norm(dim=1) - 1, min=0).mean()
+""",
+            },
+            "fails": {"q2_check": "the square left out"},
+        },
+        "c12-q4-finite-difference": {
+            "cause": "approximates J v by a finite difference under no_grad: no forward-mode AD",
+            "answers": {
+                "q4_answer": """def jvp_no_graph(model, x, v):
+    with torch.no_grad():
+        out = model(x)
+        return out, (model(x + 1e-3 * v) - out) / 1e-3
+""",
+            },
+            "fails": {"q4_check": "No dual tensor reached the model: the product was not computed by forward-mode AD"},
+        },
+        "c12-q4-vjp": {
+            "cause": "computes a vector-Jacobian product by a backward (reverse mode) instead of J v",
+            "answers": {
+                "q4_answer": """def jvp_no_graph(model, x, v):
+    x = x.detach().requires_grad_()
+    out = model(x)
+    (g,) = torch.autograd.grad(out, x, torch.ones_like(out))
+    return out.detach(), g * v
+""",
+            },
+            "fails": {"q4_check": "that is reverse mode"},
+        },
+        "c12-q4-frozen-parameters": {
+            "cause": "switches requires_grad off for the parameters instead of using no_grad",
+            "answers": {
+                "q4_answer": """def jvp_no_graph(model, x, v):
+    model.requires_grad_(False)
+    with fwAD.dual_level():
+        out, tangent = fwAD.unpack_dual(model(fwAD.make_dual(x, v)))
+    return out, tangent
+""",
+            },
+            "fails": {"q4_check": "switched off requires_grad of the model's parameters"},
         },
     },
     "ex13_compile": {
@@ -465,6 +622,63 @@ def per_sample_bytes(model, batch_size):
             },
             "fails": {"q3_check": "That is the names sorted"},
         },
+        "c14-q4-elements": {
+            "cause": "counts the buckets' elements, not their bytes",
+            "answers": {
+                "q4_answer": """def default_buckets(model, find_unused_parameters):
+    sizes = [p.numel() for p in model.parameters()]
+    order = sizes if find_unused_parameters else sizes[::-1]
+    buckets, current = [], 0
+    for size in order:
+        current += size
+        if current * 4 >= (2**20 if not buckets else 25 * 2**20):
+            buckets.append(current)
+            current = 0
+    if current:
+        buckets.append(current)
+    return buckets[::-1] if find_unused_parameters else buckets
+""",
+            },
+            "fails": {"q4_check": "Elements counted, not bytes"},
+        },
+        "c14-q4-closed-early": {
+            "cause": "closes a bucket before adding the gradient that would take it past the cap",
+            "answers": {
+                "q4_answer": """def default_buckets(model, find_unused_parameters):
+    sizes = [p.numel() * p.element_size() for p in model.parameters()]
+    order = sizes if find_unused_parameters else sizes[::-1]
+    buckets, current = [], 0
+    for size in order:
+        cap = dist._DEFAULT_FIRST_BUCKET_BYTES if not buckets else 25 * 2**20
+        if current and current + size > cap:
+            buckets.append(current)
+            current = 0
+        current += size
+    if current:
+        buckets.append(current)
+    return buckets[::-1] if find_unused_parameters else buckets
+""",
+            },
+            "fails": {"q4_check": "closed before the gradient that would take them past the cap"},
+        },
+        "c14-q4-iteration-zero": {
+            "cause": "gives the default DDP iteration 0's single bucket, as if never rebuilt",
+            "answers": {
+                "q4_answer": """def default_buckets(model, find_unused_parameters):
+    sizes = [p.numel() * p.element_size() for p in model.parameters()]
+    if not find_unused_parameters:
+        return [sum(sizes)]
+    buckets, current = [], 0
+    for size in sizes:
+        current += size
+        if current >= (dist._DEFAULT_FIRST_BUCKET_BYTES if not buckets else 25 * 2**20):
+            buckets.append(current)
+            current = 0
+    return (buckets + [current] * (current > 0))[::-1]
+""",
+            },
+            "fails": {"q4_check": "that is iteration 0, before the rebuild"},
+        },
     },
 }
 
@@ -486,7 +700,32 @@ CORRECT = {
         return grad_y * (mask + ctx.slope * ~mask), None
 """
             }
-        }
+        },
+        "u09-q4-saves-x": {
+            "answers": {
+                "q4_answer": """@torch.library.custom_op("ex09::softclip", mutates_args=())
+def softclip(x: torch.Tensor, limit: float) -> torch.Tensor:
+    return torch.tanh(x / limit).mul(limit)
+
+
+softclip.register_fake(lambda x, limit: x.new_empty(x.shape))
+
+
+def setup_context(ctx, inputs, output):
+    x, limit = inputs
+    ctx.save_for_backward(x)
+    ctx.limit = limit
+
+
+def backward(ctx, grad_y):
+    (x,) = ctx.saved_tensors
+    return grad_y / torch.cosh(x / ctx.limit) ** 2, None
+
+
+softclip.register_autograd(backward, setup_context=setup_context)
+""",
+            }
+        },
     },
     "ex10_hooks": {
         "u10-clip-in-place-data": {
@@ -517,13 +756,29 @@ CORRECT = {
     "ex12_higher_order": {
         "u12-squared-norm": {
             "answers": {
-                "q3_answer": """def thin_plate(v):
+                "q5_answer": """def thin_plate(v):
     r2 = (v * v).sum(dim=1)
     safe = torch.where(r2 > 0, r2, torch.ones_like(r2))
     return torch.where(r2 > 0, 0.5 * safe * torch.log(safe), torch.zeros_like(r2))
 """
             }
-        }
+        },
+        "u12-q2-clamp": {
+            "answers": {
+                "q2_answer": """def one_sided_penalty(critic, x_hat):
+    (g,) = torch.autograd.grad(critic(x_hat), x_hat, torch.ones(len(x_hat), 1, dtype=x_hat.dtype), create_graph=True)
+    return (g.norm(dim=1).clamp(min=1) - 1).pow(2).mean()
+""",
+            }
+        },
+        "u12-q4-func-jvp": {
+            "answers": {
+                "q4_answer": """def jvp_no_graph(model, x, v):
+    with torch.no_grad():
+        return jvp(model, (x,), (v,))
+""",
+            }
+        },
     },
     "ex13_compile": {
         "u13-arithmetic-branch": {
@@ -551,6 +806,25 @@ CORRECT = {
     return list(order)
 """
             }
-        }
+        },
+        "u14-q4-caps-as-a-list": {
+            "answers": {
+                "q4_answer": """def default_buckets(model, find_unused_parameters):
+    params = list(model.parameters())
+    if not find_unused_parameters:
+        params.reverse()                      # rebuilt in the order gradients become ready
+    caps = iter([dist._DEFAULT_FIRST_BUCKET_BYTES])
+    buckets, filled = [], 0
+    cap = next(caps)
+    for p in params:
+        filled += p.numel() * p.element_size()
+        if filled >= cap:
+            buckets.append(filled)
+            filled, cap = 0, next(caps, 25 * 1024 * 1024)
+    buckets += [filled] if filled else []
+    return list(reversed(buckets)) if find_unused_parameters else buckets
+""",
+            }
+        },
     },
 }

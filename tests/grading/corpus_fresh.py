@@ -923,13 +923,13 @@ def peak_grad_bytes(model, fused):
                 "takes the norm of the whole [N, d] gradient (one number for the batch) instead of one norm per sample"
             ),
             "answers": {
-                "q1_answer": """def gradient_penalty(critic, x_hat):
+                "q2_answer": """def one_sided_penalty(critic, x_hat):
     (g,) = torch.autograd.grad(critic(x_hat).sum(), x_hat, create_graph=True)
-    return (g.norm() - 1) ** 2
+    return torch.relu(g.norm() - 1) ** 2
 """,
             },
             "fails": {
-                "q1_check": "one norm for the whole batch",
+                "q2_check": "one norm for the whole batch",
             },
             "judged": "named",
             "message": (
@@ -945,13 +945,13 @@ def peak_grad_bytes(model, fused):
                 "recorded, so the penalty does not reach the critic's parameters"
             ),
             "answers": {
-                "q1_answer": """def gradient_penalty(critic, x_hat):
+                "q2_answer": """def one_sided_penalty(critic, x_hat):
     (g,) = torch.autograd.grad(critic(x_hat).sum(), x_hat, retain_graph=True)
-    return ((torch.linalg.vector_norm(g, dim=1) - 1) ** 2).mean()
+    return (torch.relu(torch.linalg.vector_norm(g, dim=1) - 1) ** 2).mean()
 """,
             },
             "fails": {
-                "q1_check": "compute the gradient inside it with create_graph=True",
+                "q2_check": "compute the gradient inside it with create_graph=True",
             },
             "judged": "named",
             "message": (
@@ -964,7 +964,7 @@ def peak_grad_bytes(model, fused):
         "f01-12-bytes-frozen": {
             "cause": "per_sample_bytes counts the frozen parameters too",
             "answers": {
-                "q2_answer": """def per_sample_grads(model, loss_fn, x, y):
+                "q3_answer": """def per_sample_grads(model, loss_fn, x, y):
     params = {name: p.detach() for name, p in model.named_parameters() if p.requires_grad}
     frozen = {name: p.detach() for name, p in model.named_parameters() if not p.requires_grad}
 
@@ -980,7 +980,7 @@ def per_sample_bytes(model, batch_size):
 """,
             },
             "fails": {
-                "q2_check": "per-sample gradients of the frozen parameters",
+                "q3_check": "per-sample gradients of the frozen parameters",
             },
             "judged": "named",
             "message": (
@@ -995,7 +995,7 @@ def per_sample_bytes(model, batch_size):
                 "= NaN) inside the double where"
             ),
             "answers": {
-                "q3_answer": """def thin_plate(v):
+                "q5_answer": """def thin_plate(v):
     r = torch.sqrt((v ** 2).sum(dim=1))
     nonzero = r > 0
     safe_r = torch.where(nonzero, r, torch.ones_like(r))
@@ -1003,7 +1003,7 @@ def per_sample_bytes(model, batch_size):
 """,
             },
             "fails": {
-                "q3_check": "sqrt's 1/(2 sqrt(x)) in a norm written by hand",
+                "q5_check": "sqrt's 1/(2 sqrt(x)) in a norm written by hand",
             },
             "judged": "named",
             "message": (
@@ -1321,7 +1321,7 @@ CORRECT = {
     "ex12_higher_order": {
         "f01-12-clamp-norm": {
             "answers": {
-                "q3_answer": """def thin_plate(v):
+                "q5_answer": """def thin_plate(v):
     r = torch.linalg.vector_norm(v, dim=1)
     safe = r.clamp(min=torch.finfo(v.dtype).tiny)
     return torch.where(r > 0, safe.square() * safe.log(), torch.zeros_like(r))

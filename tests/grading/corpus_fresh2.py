@@ -978,16 +978,16 @@ WRONG = {
             "to the critic's parameters (its backward fails "
             "or gives no gradient)",
             "answers": {
-                "q1_answer": "def gradient_penalty(critic, "
+                "q2_answer": "def one_sided_penalty(critic, "
                 "x_hat):\n"
                 "    scores = critic(x_hat)\n"
                 "    (g,) = "
                 "torch.autograd.grad(scores.sum(), "
                 "x_hat)\n"
-                "    return ((g.norm(dim=1) - 1) "
+                "    return (torch.relu(g.norm(dim=1) - 1) "
                 "** 2).mean()\n"
             },
-            "fails": {"q1_check": "with create_graph=True"},
+            "fails": {"q2_check": "with create_graph=True"},
             "judged": "named",
             "message": "0.weight is all zeros but should not be: your "
             "penalty is a constant for autograd, so it does "
@@ -1003,14 +1003,14 @@ WRONG = {
             "(g.norm()) instead of one per sample (g.norm(dim=1)), "
             "then squares (norm - 1)",
             "answers": {
-                "q1_answer": "def gradient_penalty(critic, x_hat):\n"
+                "q2_answer": "def one_sided_penalty(critic, x_hat):\n"
                 "    scores = critic(x_hat)\n"
                 "    (g,) = "
                 "torch.autograd.grad(scores.sum(), "
                 "x_hat, create_graph=True)\n"
-                "    return (g.norm() - 1) ** 2\n"
+                "    return torch.relu(g.norm() - 1) ** 2\n"
             },
-            "fails": {"q1_check": "one norm for the whole batch"},
+            "fails": {"q2_check": "one norm for the whole batch"},
             "judged": "named",
             "message": "the penalty's value is 0.01801x the expected value: "
             "one norm for the whole batch: take its 2-norm per "
@@ -1026,7 +1026,7 @@ WRONG = {
             "(float32) instead of each parameter's "
             "element_size()",
             "answers": {
-                "q2_answer": "def per_sample_grads(model, "
+                "q3_answer": "def per_sample_grads(model, "
                 "loss_fn, x, y):\n"
                 "    trainable = {n: p.detach() for "
                 "n, p in model.named_parameters() "
@@ -1056,7 +1056,7 @@ WRONG = {
                 "model.parameters() if "
                 "p.requires_grad)\n"
             },
-            "fails": {"q2_check": "take each tensor's size from its dtype: numel() * element_size()"},
+            "fails": {"q3_check": "take each tensor's size from its dtype: numel() * element_size()"},
             "judged": "named",
             "message": (
                 "per_sample_bytes(model, batch_size) is wrong on a hidden test (a hidden test sho"
@@ -1072,13 +1072,13 @@ WRONG = {
             "gradient (log(0), norm at 0) still flows into v at "
             "rows of zeros",
             "answers": {
-                "q3_answer": "def thin_plate(v):\n"
+                "q5_answer": "def thin_plate(v):\n"
                 "    r = v.norm(dim=1)\n"
                 "    return torch.where(r > 0, r ** 2 "
                 "* torch.log(r), "
                 "torch.zeros_like(r))\n"
             },
-            "fails": {"q3_check": "Masking a result does not mask its gradient"},
+            "fails": {"q5_check": "Masking a result does not mask its gradient"},
             "judged": "named",
             "message": "number of NaN or inf entries in the gradient is "
             "wrong: expected 0, got 2. Masking a result does not "
@@ -1389,7 +1389,7 @@ CORRECT = {
             "norm, with a safe r2 (ones at zero rows) inside a "
             "double where",
             "answers": {
-                "q3_answer": "def thin_plate(v):\n"
+                "q5_answer": "def thin_plate(v):\n"
                 "    r2 = (v * v).sum(dim=1)\n"
                 "    zero = r2 == 0\n"
                 "    safe = torch.where(zero, "

@@ -51,6 +51,35 @@ def _alive(**changes):
 
 _ONCE = "@torch.autograd.function.once_differentiable\n    "
 
+_SOFTCLIP = """@torch.library.custom_op("ex09::softclip", mutates_args=())
+def softclip(x: torch.Tensor, limit: float) -> torch.Tensor:
+    return limit * torch.tanh(x / limit)
+
+
+{fake}def softclip_setup_context(ctx, inputs, output):
+    ctx.save_for_backward(output)
+    ctx.limit = inputs[1]
+
+
+def softclip_backward(ctx, grad_y):
+    (y,) = ctx.saved_tensors
+    return {grad}
+
+
+softclip.register_autograd(softclip_backward, setup_context=softclip_setup_context)
+"""
+_FAKE = """@softclip.register_fake
+def _(x, limit):
+    return torch.empty_like(x)
+
+
+"""
+
+
+def _softclip(fake=_FAKE, grad="grad_y * (1 - (y / ctx.limit) ** 2), None"):
+    return _SOFTCLIP.format(fake=fake, grad=grad)
+
+
 MISTAKES = {
     # Q1: backward forgets the None for the number beta.
     "ex09-q1-missing-none": {
@@ -96,5 +125,25 @@ MISTAKES = {
     "ex09-q3-no-cycle": {
         "answers": {"q3_answer": _alive(y_after_del=False)},
         "fails": {"q3_check": "rethink: y_after_del"},
+    },
+    # Q4: the chain rule's 1/limit forgotten: the gradient limit times too large.
+    "ex09-q4-chain-rule": {
+        "answers": {"q4_answer": _softclip(grad="grad_y * ctx.limit * (1 - (y / ctx.limit) ** 2), None")},
+        "fails": {"q4_check": "limit times too large"},
+    },
+    # Q4: no fake function: eager values and gradients right, torch.compile cannot trace the op.
+    "ex09-q4-no-fake": {
+        "answers": {"q4_answer": _softclip(fake="")},
+        "fails": {"q4_check": "opcheck found no fake function"},
+    },
+    # Q4: backward returns the gradient for x only, no None for the number limit.
+    "ex09-q4-missing-none": {
+        "answers": {"q4_answer": _softclip(grad="grad_y * (1 - (y / ctx.limit) ** 2)")},
+        "fails": {"q4_check": "must return one value per input of the op"},
+    },
+    # Q4: a plain function (autograd differentiates its body): right numbers, not an operator.
+    "ex09-q4-plain-function": {
+        "answers": {"q4_answer": "def softclip(x, limit):\n    return limit * torch.tanh(x / limit)\n"},
+        "fails": {"q4_check": "softclip is a plain Python function"},
     },
 }

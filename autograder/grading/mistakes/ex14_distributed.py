@@ -1,5 +1,30 @@
 """Typical mistakes in ex14_distributed: see the package docstring for the format."""
 
+_BUCKETS = """def default_buckets(model, find_unused_parameters):
+    sizes = [p.numel() * p.element_size() for p in model.parameters()]
+    order = {order}
+    caps = {caps}
+    buckets, current = [], 0
+    for size in order:
+        current += size
+        if current >= caps[min(len(buckets), len(caps) - 1)]:
+            buckets.append(current)
+            current = 0
+    if current:
+        buckets.append(current)
+    return {result}
+"""
+_FIRST_AND_CAP = "[dist._DEFAULT_FIRST_BUCKET_BYTES, 25 * 2**20]"
+
+
+def _buckets(
+    order="sizes if find_unused_parameters else sizes[::-1]",
+    caps=_FIRST_AND_CAP,
+    result="buckets[::-1] if find_unused_parameters else buckets",
+):
+    return _BUCKETS.format(order=order, caps=caps, result=result)
+
+
 MISTAKES = {
     # Q1: the gradients averaged by hand, but summed: all_reduce's default op is a sum.
     "ex14-q1-summed": {
@@ -163,5 +188,20 @@ def allreduce_per_step(model, bucket_cap_bytes, micro_batches, use_no_sync):
 """
         },
         "fails": {"q2_check": "without running DDP"},
+    },
+    # Q4: the lesson's one-cap rule: no 1 MiB first bucket at the default cap.
+    "ex14-q4-one-cap": {
+        "answers": {"q4_answer": _buckets(caps="[25 * 2**20]")},
+        "fails": {"q4_check": "No 1 MiB first bucket"},
+    },
+    # Q4: the buckets taken to be rebuilt in the ready order whatever find_unused_parameters is.
+    "ex14-q4-always-rebuilt": {
+        "answers": {"q4_answer": _buckets(order="sizes[::-1]", result="buckets")},
+        "fails": {"q4_check": "with find_unused_parameters=True DDP never rebuilds them"},
+    },
+    # Q4: find_unused_parameters=True's buckets filled in registration order, the list not reversed.
+    "ex14-q4-not-reversed": {
+        "answers": {"q4_answer": _buckets(result="buckets")},
+        "fails": {"q4_check": "The buckets in the reverse of DDP's order"},
     },
 }

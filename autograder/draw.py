@@ -77,8 +77,17 @@ class Figure:
     the SVG itself (labelled with ``role="img"`` and ``aria-label``) and ``text`` as plain text.
     """
 
-    def __init__(self, svg: str, alt: str, caption: str = "", details_html: str = "", text: str = ""):
+    def __init__(
+        self,
+        svg: str,
+        alt: str,
+        caption: str = "",
+        details_html: str = "",
+        text: str = "",
+        details_summary: str = "Text version: the Nodes and what they saved",
+    ):
         self.svg, self.alt, self.caption, self.details_html, self.text = svg, alt, caption, details_html, text
+        self.details_summary = details_summary
 
     @classmethod
     def of_graph(cls, svg: str, graph: Graph, title: str = "", caption: str = "") -> Figure:
@@ -96,9 +105,7 @@ class Figure:
         parts = [f'<img src="data:image/svg+xml;base64,{data}" alt="{html.escape(self.alt)}">']
         caption = html.escape(self.caption)
         if self.details_html:
-            caption += (
-                f"<details><summary>Text version: the Nodes and what they saved</summary>{self.details_html}</details>"
-            )
+            caption += f"<details><summary>{html.escape(self.details_summary)}</summary>{self.details_html}</details>"
         if caption:
             parts.append(f"<figcaption>{caption}</figcaption>")
         return '<figure class="autograd-drawing">' + "".join(parts) + "</figure>"

@@ -19,6 +19,7 @@ precision     11           precision_facts, precision_table / precision_explorer
 higher_order  12           jacobian_cost, jacobian_table / jacobian_explorer; nan_facts, nan_table
 compile       13           compile_facts, compile_table / compile_explorer
 engine        14           all_nodes, engine_events, engine_table / engine_explorer
+plot          all          line_plot: a line plot with alt text from its data and its numbers
 ============  ===========  ===================================================================
 
 Two helpers build them: :func:`autograder.explore.shell.explorer` (the widget shell: controls,

@@ -1,0 +1,136 @@
+"""Line plots for the lessons: a picture with a text alternative written from its data.
+
+A lesson that measures something over steps (bytes alive during backward, a peak against the
+segment count, a gradient's norm over iterations) shows it with :func:`line_plot`. The result is a
+:class:`autograder.draw.Figure`: an SVG drawn by matplotlib, alt text that says what the lines do
+(start, end, peak, where), a caption, and the same numbers as a table folded under "Text version"
+(and as plain text, which nbval compares exactly). The SVG is made byte-identical from run to run
+(fixed ids, no date), so a re-executed lesson prints the same output.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+from collections.abc import Mapping, Sequence
+
+from ..draw import Figure
+from .table import text_table
+
+__all__ = ["line_plot", "describe_series"]
+
+
+def _number(value: float) -> str:
+    """A figure as a lesson prints it: integers with thousands separators, others to 4 digits."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:.4g}"
+
+
+def describe_series(name: str, xs: Sequence, ys: Sequence[float], unit: str = "") -> str:
+    """One sentence on one line of a plot: where it starts, its peak (value and x), where it ends.
+
+    ``xs`` and ``ys`` have the same length (at least 1); ``unit`` is appended to each value."""
+    if not ys:
+        return f"{name}: no points."
+    suffix = f" {unit}" if unit else ""
+    peak = max(range(len(ys)), key=lambda i: ys[i])  # the first index of the peak
+    parts = [f"{name} starts at {_number(ys[0])}{suffix}"]
+    if 0 < peak < len(ys) - 1:
+        parts.append(f"peaks at {_number(ys[peak])}{suffix} at {xs[peak]}")
+    parts.append(f"ends at {_number(ys[-1])}{suffix} at {xs[-1]}")
+    return ", ".join(parts) + "."
+
+
+def _svg(series: Mapping[str, Sequence[float]], xs: Sequence, xlabel: str, ylabel: str, title: str, step: bool) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    # Fixed ids and no date: the same data gives the same SVG bytes on every run.
+    style = {"svg.hashsalt": "autograd-course", "svg.fonttype": "none", "font.size": 10}
+    with matplotlib.rc_context(style):
+        fig, ax = plt.subplots(figsize=(6.4, 3.2))
+        positions = list(range(len(xs)))
+        markers = "osd^v<>"
+        for i, (name, ys) in enumerate(series.items()):
+            if step:
+                ax.step(positions, ys, where="post", label=name)
+            else:
+                ax.plot(positions, ys, marker=markers[i % len(markers)], label=name)
+        crowded = len(xs) > 6  # long labels such as Node names overlap when level
+        ax.set_xticks(
+            positions, [str(x) for x in xs], rotation=30 if crowded else 0, ha="right" if crowded else "center"
+        )
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        if len(series) > 1:
+            ax.legend()
+        fig.tight_layout()
+        out = io.StringIO()
+        fig.savefig(out, format="svg", metadata={"Date": None})
+        plt.close(fig)
+    text = out.getvalue()
+    return text[text.index("<svg") :]  # the <svg> element alone, as graphviz's drawings are embedded
+
+
+def line_plot(
+    series: Mapping[str, Sequence[float]],
+    x: Sequence | None = None,
+    *,
+    xlabel: str,
+    ylabel: str,
+    title: str,
+    unit: str = "",
+    caption: str = "",
+    step: bool = False,
+) -> Figure:
+    """A line plot of one or more series against the same x values, with its text alternative.
+
+    Args:
+        series: ``{"bytes alive": [0, 4096, ...], ...}``, each the same length as ``x``.
+        x: the x values (labels: steps, Node names, segment counts); ``0, 1, ...`` when None.
+        xlabel, ylabel, title: the axes' labels and the plot's title (the title opens the alt text).
+        unit: the values' unit in the alt text and table header (e.g. ``"B"``).
+        caption: a visible caption under the picture.
+        step: draw steps (a value holds until the next x), for figures that change at events.
+
+    Returns:
+        A :class:`~autograder.draw.Figure`; displayed in Jupyter as the picture, its caption and
+        the folded table; its plain text (``str(fig.text)``) is the table.
+
+    Raises:
+        ValueError: no series, or a series whose length differs from ``x``.
+    """
+    if not series:
+        raise ValueError("line_plot needs at least one series")
+    length = len(next(iter(series.values())))
+    xs = list(range(length)) if x is None else list(x)
+    for name, ys in series.items():
+        if len(ys) != len(xs):
+            raise ValueError(f"series {name!r} has {len(ys)} values for {len(xs)} x values")
+    suffix = f" ({unit})" if unit else ""
+    alt = f"{title}: {ylabel} against {xlabel}. " + " ".join(
+        describe_series(name, xs, ys, unit) for name, ys in series.items()
+    )
+    header = [xlabel, *(f"{name}{suffix}" for name in series)]
+    rows = [[str(xv), *(_number(ys[i]) for ys in series.values())] for i, xv in enumerate(xs)]
+    left = ' style="text-align: left"'
+    table_html = (
+        "<table><thead><tr>"
+        + "".join(f"<th{left}>{html.escape(h)}</th>" for h in header)
+        + "</tr></thead><tbody>"
+        + "".join("<tr>" + "".join(f"<td{left}>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+        + "</tbody></table>"
+    )
+    svg = _svg(series, xs, xlabel, ylabel, title, step)
+    return Figure(
+        svg,
+        alt,
+        caption,
+        details_html=table_html,
+        text=text_table([header, *rows], align="<>"),
+        details_summary="Text version: the numbers plotted",
+    )

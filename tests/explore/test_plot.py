@@ -1,0 +1,55 @@
+"""Does a lesson's line plot say in words what it shows, and draw the same bytes on every run?"""
+
+import hashlib
+import subprocess
+import sys
+
+import pytest
+
+from autograder.explore.plot import describe_series, line_plot
+
+SERIES = {"bytes alive": [0, 4096, 8192, 4096, 0], "saved": [0, 4096, 4096, 0, 0]}
+STEPS = ["start", "fwd1", "fwd2", "bwd1", "end"]
+
+
+def _plot():
+    return line_plot(SERIES, STEPS, xlabel="step", ylabel="bytes", title="Memory during one step", unit="B")
+
+
+def test_alt_text_is_written_from_the_data():
+    alt = _plot().alt
+    assert alt.startswith("Memory during one step: bytes against step.")
+    assert "bytes alive starts at 0 B, peaks at 8,192 B at fwd2, ends at 0 B at end." in alt
+    assert "saved starts at 0 B, peaks at 4,096 B at fwd1" in alt
+
+
+def test_a_series_without_an_inner_peak_is_not_said_to_peak():
+    assert describe_series("loss", [0, 1, 2], [3.0, 2.0, 1.0]) == "loss starts at 3, ends at 1 at 2."
+
+
+def test_the_plain_text_is_the_table_of_numbers():
+    lines = _plot().text.splitlines()
+    assert lines[0].split() == ["step", "bytes", "alive", "(B)", "saved", "(B)"]
+    assert lines[3].split() == ["fwd2", "8,192", "4,096"]
+
+
+def test_the_html_shows_picture_alt_and_folded_numbers():
+    page = _plot().html()
+    assert 'alt="Memory during one step: bytes against step.' in page
+    assert "<summary>Text version: the numbers plotted</summary>" in page
+    assert '<td style="text-align: left">8,192</td>' in page
+
+
+def test_the_svg_is_the_same_bytes_in_another_process():
+    code = (
+        "import hashlib, sys; sys.path.insert(0, '.');"
+        "from tests.explore.test_plot import _plot;"
+        "print(hashlib.sha256(_plot().svg.encode()).hexdigest())"
+    )
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert other == hashlib.sha256(_plot().svg.encode()).hexdigest()
+
+
+def test_a_series_of_the_wrong_length_is_refused():
+    with pytest.raises(ValueError, match="'saved' has 2 values for 5 x values"):
+        line_plot({"bytes alive": SERIES["bytes alive"], "saved": [0, 1]}, STEPS, xlabel="s", ylabel="b", title="t")

@@ -28,7 +28,8 @@ def _outputs(course, student="ada"):
 
 def test_a_failed_test_cell_shows_its_verdict_and_cause_not_the_learners_pending_lines(tmp_path):
     message = f"gradients: the sign is flipped (-1x the reference)\n  where: {HIDDEN}"
-    result = Result("ada", "ex01", "graded", [QuestionResult("q1_check", 3, 0, message, "grad.sign")], _graded_notebook())
+    question = QuestionResult("q1_check", 3, 0, message, "grad.sign")
+    result = Result("ada", "ex01", "graded", [question], _graded_notebook())
     write_autograded(tmp_path, result, "ex01.ipynb", None)
     shown = _outputs(tmp_path)
     assert shown.startswith("Graded: 0 / 3. gradients: the sign is flipped (-1x the reference)")

@@ -3,7 +3,8 @@
 - ``autograded/<student>/<assignment>/<notebook>.ipynb`` and its ``timestamp.txt``: the notebook
   as graded (the instructor's cells with the learner's answers and their outputs, each test cell
   ending with its verdict), which formgrader shows for manual grading. Outputs come from the
-  learner's process: only text and PNG/JPEG are kept, so nothing a submission printed runs as HTML or script in formgrader.
+  learner's process: only text and PNG/JPEG are kept, so nothing a submission printed runs as
+  HTML or script in formgrader.
 - ``feedback/<student>/<assignment>/<notebook>.html`` with ``timestamp.txt`` and
   ``submission_secret.txt`` copied from the submission: what ``nbgrader release_feedback`` reads
   (it names the released page by the hash of the secret and the notebook's name).

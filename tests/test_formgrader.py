@@ -119,3 +119,29 @@ def test_formgrader_shows_the_graders_scores(graded_course, instructor_lab, brow
         )
     finally:
         page.close()
+
+
+def test_formgrader_shows_why_a_test_cell_failed(graded_course, instructor_lab, browser):  # noqa: F811
+    """Does a failed test cell on formgrader's manual-grading page show the grader's verdict and
+    cause (grace flipped a gradient's sign), not the learner's own "checked when graded" lines?"""
+    root, rows = graded_course
+    assert float(rows["grace"]["score"]) < float(rows["grace"]["max_score"]), rows["grace"]
+    base, token = instructor_lab
+    page = browser.new_page()
+    try:
+        page.goto(f"{base}/lab?token={token}")
+        page.wait_for_function("() => !!(window.jupyterapp || document.querySelector('#main'))", timeout=120_000)
+        with Gradebook(f"sqlite:///{root}/gradebook.db") as gb:
+            submission_id = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "grace").id
+        page.goto(f"{base}/formgrader/submissions/{submission_id}/")
+        page.wait_for_selector(".nbgrader_cell", timeout=120_000)
+        page.screenshot(path=str(ARTIFACTS / "formgrader-failed-cell.png"), full_page=True)
+        text = page.inner_text("body")
+        verdicts = [line for line in text.splitlines() if line.startswith("Graded: ")]
+        failed = [line for line in verdicts if not line.endswith("All checks passed.")]
+        assert failed, verdicts
+        assert any(line.startswith("Graded: 0 /") and len(line) > len("Graded: 0 / 3. ") + 10 for line in failed), (
+            failed
+        )
+    finally:
+        page.close()

@@ -131,6 +131,10 @@ def test_the_readmes_term_runs_as_written(tmp_path):
             assert float(rows[("ada", ex01)]["score"]) == full1 - lost
             assert float(rows[("bob", ex02)]["score"]) == 0 and float(rows[("bob", ex02)]["late_penalty"]) == full2
             assert float(rows[("ada", ex02)]["score"]) == full2
+            # the table says why bob's correct answer scores 0: the late column, not an empty "failed"
+            assert re.search(rf"^bob\s+{ex02}\s+0\s+{full2:g}\s+-{full2:g} \(late\)\s+graded$", said[line], re.M), said[
+                line
+            ]
         if "--from-zip" in line:
             assert "hoppergrace_103_5001_notes.txt: not a notebook (.ipynb), skipped" in said[line]
         if line.startswith("python -m autograder extension"):

@@ -17,7 +17,9 @@ def run(args) -> int:
     try:
         with options.store_of(args) as store:
             recorded = store.grant_extension(args.assignment, args.student, args.hours)
-            due = store.gb.find_submission(args.assignment, args.student).duedate
+            submission = store.gb.find_submission(args.assignment, args.student)
+            due, still_late = submission.duedate, submission.total_seconds_late
+            penalty = submission.late_submission_penalty or 0
             grades = write_csv(Path(args.out) / "grades.csv", CSV_COLUMNS, grade_rows(store))
     except (FileNotFoundError, MissingEntry, StoreBusy) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -26,7 +28,18 @@ def run(args) -> int:
         f"{args.student} has {args.hours:g} h more for {args.assignment} (due {due} UTC): "
         f"score {recorded.old:g} → {recorded.new:g}. Rewrote {grades}; run export again for the exports."
     )
+    if still_late > 0 and penalty > 0:
+        print(
+            f"note: the submission is still {_hours(still_late)} late with this extension "
+            f"(submitted {_hours(still_late + args.hours * 3600)} after the due date without it), "
+            f"so the late-submission penalty ({penalty:g} points) still applies; give a longer extension to remove it."
+        )
     return 0
+
+
+def _hours(seconds: float) -> str:
+    """A duration as a person reads it: ``26.5 h``, or ``40 min`` under an hour."""
+    return f"{seconds / 3600:.3g} h" if seconds >= 3600 else f"{max(seconds / 60, 1):.0f} min"
 
 
 def add(commands) -> None:

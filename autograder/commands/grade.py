@@ -13,12 +13,20 @@ from . import options
 def _table(rows: list[dict]) -> str:
     from ..grading.names import terminal  # a status or id is data: no control character reaches the terminal
 
-    cols = ["student_id", "assignment_id", "score", "max_score", "status", "failed"]
+    cols = ["student_id", "assignment_id", "score", "max_score", "late", "status", "failed"]
+    rows = [{**r, "late": _late(r)} for r in rows]
     rows = [{c: terminal(str(r[c])) for c in cols} for r in rows]
     widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in cols}
     lines = ["  ".join(f"{c:<{widths[c]}}" for c in cols)]
     lines += ["  ".join(f"{r[c]:<{widths[c]}}" for c in cols) for r in rows]
     return "\n".join(line.rstrip() for line in lines)
+
+
+def _late(row: dict) -> str:
+    """The table's ``late`` column: ``-4 (late)`` when the gradebook's late-submission plugin took
+    points off (``score`` is after it, as in nbgrader's exports), else empty."""
+    penalty = float(row.get("late_penalty") or 0)
+    return f"-{penalty:g} (late)" if penalty > 0 else ""
 
 
 def _course_paths(args) -> None:
@@ -132,6 +140,7 @@ def run(args) -> int:
                 "submission alone, not all of them together."
             )
         changes, notes = {}, []
+        replaced = _other_gradebooks_output(out, args.db)
         try:
             rows = grade_class(
                 submitted,
@@ -163,6 +172,11 @@ def run(args) -> int:
     print(_table(rows) if rows else "No submissions found (expected SUBMITTED/<student>/<assignment>/*.ipynb).")
     for note in notes:
         print(f"note: {terminal(note)}")
+    if replaced:
+        print(
+            f"note: {out}/ held the results of another gradebook ({terminal(replaced)}, e.g. the demo class's): "
+            "its grades.csv, class report and feedback pages are now this run's. Give --out DIR to keep them apart."
+        )
     for (student, assignment), (old, new) in sorted(changes.items()):
         if old is not None:
             print(f"regraded {terminal(student)}/{terminal(assignment)}: {old:g} → {new:g}")
@@ -177,6 +191,26 @@ def run(args) -> int:
 
     print(after_grade(out, args.db, Path(args.solutions)), end="")
     return 0
+
+
+OWNER = ".gradebook-url"  # in OUT: the gradebook whose grades.csv, report and pages OUT holds
+
+
+def _other_gradebooks_output(out: Path, db: str | None) -> str | None:
+    """Record in ``out`` which gradebook this run writes (``db``, else OUT/gradebook.db) and return
+    the one ``out`` held results of before, when that was another (``grade --course .`` and the demo
+    class both default to ``grading-output/``); None otherwise."""
+    from ..grading.store import default_db_url
+
+    url = db or default_db_url(out)
+    marker = out / OWNER
+    try:
+        before = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
+    except (OSError, UnicodeDecodeError):
+        before = None
+    out.mkdir(parents=True, exist_ok=True)
+    marker.write_text(url + "\n", encoding="utf-8")
+    return before if before and before != url else None
 
 
 def _shard_done(shard: tuple[int, int], out: Path, db: str | None) -> str:

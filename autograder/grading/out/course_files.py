@@ -1,9 +1,10 @@
 """A graded submission's files in nbgrader's course layout, so nbgrader's own tools take over:
 
 - ``autograded/<student>/<assignment>/<notebook>.ipynb`` and its ``timestamp.txt``: the notebook
-  as graded (the instructor's cells with the learner's answers and their outputs), which
-  formgrader shows for manual grading. Outputs come from the learner's process: only text and
-  PNG/JPEG are kept, so nothing a submission printed runs as HTML or script in formgrader.
+  as graded (the instructor's cells with the learner's answers and their outputs, each test cell
+  ending with its verdict), which formgrader shows for manual grading. Outputs come from the
+  learner's process: only text and PNG/JPEG are kept, so nothing a submission printed runs as
+  HTML or script in formgrader.
 - ``feedback/<student>/<assignment>/<notebook>.html`` with ``timestamp.txt`` and
   ``submission_secret.txt`` copied from the submission: what ``nbgrader release_feedback`` reads
   (it names the released page by the hash of the secret and the notebook's name).
@@ -18,7 +19,9 @@ from pathlib import Path
 import nbformat
 
 from ..intake.exchange import SECRET, TIMESTAMP, read_small
-from .feedback import SAFE_OUTPUTS
+from ..judge.grade_one import Result
+from .feedback import add_verdicts, keep_safe_outputs
+from .redact import hidden_lines
 
 __all__ = ["write_autograded", "place_feedback"]
 
@@ -32,19 +35,18 @@ def _copy_small(source_folder: Path | None, dest: Path) -> None:
             (dest / name).unlink(missing_ok=True)
 
 
-def write_autograded(
-    course: Path, student: str, assignment: str, notebook_file: str, graded, submission_folder: Path | None
-) -> None:
-    """Write the graded notebook (``grade_one.Result.notebook``; nothing when None) where
-    ``nbgrader autograde`` would, under ``course/autograded/``."""
-    if graded is None:
+def write_autograded(course: Path, result: Result, notebook_file: str, submission_folder: Path | None) -> None:
+    """Write ``result``'s graded notebook (nothing when it has none) where ``nbgrader autograde``
+    would, under ``course/autograded/``, each test cell ending with its verdict (``Graded: 0 / 3.``
+    and the message with its cause, scrubbed of hidden-test lines as on the feedback page): what
+    formgrader shows of a test cell is its outputs, and the learner's own "checked when graded"
+    lines there would read like a pass."""
+    if result.notebook is None:
         return
-    nb = nbformat.from_dict(copy.deepcopy(graded))  # outputs arrive from the runner as plain dicts
-    for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            if "data" in out:
-                out["data"] = {k: v for k, v in out["data"].items() if k in SAFE_OUTPUTS} or {"text/plain": ""}
-    folder = course / "autograded" / student / assignment
+    nb = nbformat.from_dict(copy.deepcopy(result.notebook))  # outputs arrive from the runner as plain dicts
+    keep_safe_outputs(nb)
+    add_verdicts(nb, result, hidden_lines(nb))
+    folder = course / "autograded" / result.student_id / result.assignment_id
     folder.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, folder / notebook_file)
     _copy_small(submission_folder, folder)

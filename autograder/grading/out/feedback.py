@@ -15,7 +15,7 @@ from ..judge.grade_one import Result
 from .feedback_page import page
 from .redact import hidden_lines, redact, scrub
 
-__all__ = ["feedback_notebook", "feedback_html", "gist"]
+__all__ = ["feedback_notebook", "feedback_html", "gist", "add_verdicts", "keep_safe_outputs"]
 
 
 def _question(grade_id: str) -> str:
@@ -89,21 +89,39 @@ def feedback_notebook(result: Result) -> nbformat.NotebookNode:
     it: :func:`feedback_html` writes it from ``result``)."""
     nb = copy.deepcopy(result.notebook) if result.notebook is not None else nbformat.v4.new_notebook()
     redact(nb)
-    verdicts = {q.grade_id: q for q in result.questions}
     nb.cells = [c for c in nb.cells if grade_id(c) != "next_steps"]
     for cell in nb.cells:
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":  # in any cell: the message says enough
                 out["traceback"] = [f"{out.get('ename', 'Error')}: {out.get('evalue', '')}"]
-            if "data" in out:  # outputs come from the learner's process: no HTML, SVG or script in the page
-                out["data"] = {k: v for k, v in out["data"].items() if k in SAFE_OUTPUTS} or {"text/plain": ""}
-        question = verdicts.get(grade_id(cell)) if is_test(cell) else None
-        if question is not None:
-            cell["outputs"] = _without_pending_lines(cell.get("outputs", []))
-            verdict = result.failure(question) or "All checks passed."
-            said = f"Graded: {question.score:g} / {question.points:g}. {verdict}"
-            cell.setdefault("outputs", []).append(nbformat.v4.new_output("stream", name="stdout", text=said + "\n"))
+    keep_safe_outputs(nb)
+    add_verdicts(nb, result)
     return nb
+
+
+def keep_safe_outputs(nb: nbformat.NotebookNode) -> None:
+    """Reduce every output's data to :data:`SAFE_OUTPUTS`, in place: outputs come from the learner's
+    process, so no HTML, SVG or script of theirs reaches a page or formgrader."""
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if "data" in out:
+                out["data"] = {k: v for k, v in out["data"].items() if k in SAFE_OUTPUTS} or {"text/plain": ""}
+
+
+def add_verdicts(nb: nbformat.NotebookNode, result: Result, secret: set[str] = frozenset()) -> None:
+    """Under each test cell of ``nb`` (in place), its verdict from ``result`` as a stdout line
+    ``Graded: <score> / <points>. <message or "All checks passed.">``, in place of the "checked
+    when graded" lines a check printed in the learner's process (they read like a pass). The
+    message is scrubbed of the lines in ``secret`` (the hidden tests' lines)."""
+    verdicts = {q.grade_id: q for q in result.questions}
+    for cell in nb.cells:
+        question = verdicts.get(grade_id(cell)) if is_test(cell) else None
+        if question is None:
+            continue
+        cell["outputs"] = _without_pending_lines(cell.get("outputs", []))
+        verdict = scrub(result.failure(question), secret) or "All checks passed."
+        said = f"Graded: {question.score:g} / {question.points:g}. {verdict}"
+        cell.setdefault("outputs", []).append(nbformat.v4.new_output("stream", name="stdout", text=said + "\n"))
 
 
 SAFE_OUTPUTS = ("text/plain", "image/png", "image/jpeg")  # what a feedback page shows of an output

@@ -41,6 +41,7 @@ __all__ = [
     "Summary",
     "rows_from_results",
     "rows_from_gradebook",
+    "late_from_gradebook",
     "summarize",
     "write_report",
     "report_from_results",
@@ -200,13 +201,40 @@ def _csv_rows(summary: Summary) -> list[list[str]]:
     return [[csv_cell(cell) for cell in line] for line in lines]
 
 
-def write_report(rows: Iterable[Row], out: Path, sources: dict | None = None) -> Summary:
+def late_from_gradebook(db_url: str) -> dict[str, list[tuple[str, float]]]:
+    """``{student: [(assignment, penalty)]}`` for each submission of the gradebook at ``db_url``
+    whose late-submission penalty (nbgrader's ``SubmittedNotebook.late_submission_penalty``,
+    summed over its notebooks) is above 0; sorted by student, then assignment."""
+    from nbgrader.api import Assignment, Gradebook, SubmittedAssignment, SubmittedNotebook
+
+    with Gradebook(db_url) as gradebook:
+        found = (
+            gradebook.db.query(
+                SubmittedAssignment.student_id, Assignment.name, SubmittedNotebook.late_submission_penalty
+            )
+            .select_from(SubmittedNotebook)
+            .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
+            .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
+            .filter(SubmittedNotebook.late_submission_penalty > 0)
+            .all()
+        )
+    late: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for student, assignment, penalty in found:
+        late[student][assignment] += float(penalty)
+    return {s: sorted(late[s].items()) for s in sorted(late)}
+
+
+def write_report(
+    rows: Iterable[Row], out: Path, sources: dict | None = None, late: dict[str, list[tuple[str, float]]] | None = None
+) -> Summary:
     """Write ``out/report.html`` and ``out/report.csv`` (one row per question and cause; a
     question that nobody failed has one row with an empty cause) for ``rows``; each file is
-    written whole, then moved into place. Returns the :class:`Summary`."""
+    written whole, then moved into place. ``late``: :func:`late_from_gradebook`'s penalties, which
+    the page names beside each learner. Returns the :class:`Summary`."""
     from .report_page import report_html
 
     summary = summarize(rows, sources)
+    summary.late = late or {}
     out.mkdir(parents=True, exist_ok=True)
     partial = out / "report.csv.partial"
     with open(partial, "w", newline="", encoding="utf-8") as f:
@@ -291,7 +319,7 @@ def report_from_gradebook(db_url: str | None, out: Path, solutions: Path | None 
     db_url = db_url or default_db_url(out)
     if db_url.startswith("sqlite:///") and not Path(db_url.removeprefix("sqlite:///")).is_file():
         raise FileNotFoundError(f"no gradebook at {db_url}: grade first, or give --db URL")
-    return write_report(rows_from_gradebook(db_url), out, _sources(solutions))
+    return write_report(rows_from_gradebook(db_url), out, _sources(solutions), late_from_gradebook(db_url))
 
 
 def after_grade(out: Path, db_url: str | None = None, solutions: Path | None = None) -> str:

@@ -211,7 +211,11 @@ def _students_table(summary: Summary) -> str:
             f"{_cause(c)}: " + ", ".join(f"{_e(a)} {_e(q)}" for a, q in where)
             for c, where in sorted(hit.items(), key=lambda item: (-len(item[1]), item[0]))
         )
-        rows.append([_e(student), text or "none: every question passed"])
+        text = text or "none: every question passed"
+        late = summary.late.get(student)
+        if late:  # a passed question of a late submission still scores after the penalty
+            text += "; late: " + ", ".join(f"{_e(a)} (&minus;{p:g} points, late-submission penalty)" for a, p in late)
+        rows.append([_e(student), text])
     return _table(["student", "causes hit (where)"], rows)
 
 

@@ -361,7 +361,7 @@ def _grade_into(
             write_feedback(result, page)
         if course is not None:
             folder = _folder(submitted, submission)
-            write_autograded(course, result.student_id, result.assignment_id, notebook_file, result.notebook, folder)
+            write_autograded(course, result, notebook_file, folder)
             place_feedback(course, result.student_id, result.assignment_id, notebook_file, page, folder)
         result.notebook = None  # nothing needs it now; free it before the next one
 

@@ -24,6 +24,8 @@ from autograder.grading.out.redact import hidden_lines
 from autograder.grading.out.report import (
     Row,
     after_grade,
+    late_from_gradebook,
+    report_from_gradebook,
     report_from_results,
     rows_from_gradebook,
     rows_from_results,
@@ -215,6 +217,29 @@ def test_the_report_command_reads_what_the_gradebook_holds(demo, sources, tmp_pa
         table = list(csv.DictReader(f))
     blank = [r for r in table if r["cause"] == NOT_ANSWERED]
     assert len(blank) == len(summary.questions) and all(r["students"] == "blank" for r in blank)
+
+
+def test_a_late_learner_who_passed_every_question_is_named_late_not_only_passed(
+    demo, sources, tmp_path, alembic_on_path
+):
+    """A learner whose every question passed but whose submission was late (the gradebook's
+    late-submission penalty took points off): does the report say so beside their name?"""
+    results, _ = demo
+    correct = [r for r in results if r.student_id == "correct"]
+    db_url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    _gradebook(db_url, correct, sources)
+    late_one = correct[0]
+    with Gradebook(db_url) as gb:
+        notebook = sources[late_one.assignment_id][0].removesuffix(".ipynb")
+        submitted = gb.find_submission_notebook(notebook, late_one.assignment_id, "correct")
+        submitted.late_submission_penalty = late_one.max_score
+        gb.db.commit()
+    assert late_from_gradebook(db_url) == {"correct": [(late_one.assignment_id, late_one.max_score)]}
+    report_from_gradebook(db_url, tmp_path / "out")
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    row = next(r for r in page.split("<tr>") if r.startswith('<td data-label="student">correct</td>'))
+    assert "every question passed" in row
+    assert f"late: {late_one.assignment_id} (&minus;{late_one.max_score:g} points, late-submission penalty)" in row
 
 
 def test_the_report_command_without_a_gradebook_says_so(tmp_path):

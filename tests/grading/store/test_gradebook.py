@@ -1,9 +1,11 @@
 """Is nbgrader's gradebook the store: the structure generate_assignment records, one submission
 per transaction, manual grades kept, late penalties from nbgrader's plugin, one writer at a time?"""
 
+import os
 import subprocess
 import sys
 from datetime import datetime
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -169,6 +171,34 @@ def test_a_late_submission_is_penalised_by_the_courses_nbgrader_plugin(tmp_path,
             assert s.record(result("late", 2.0), "ex01.ipynb", datetime(2026, 1, 20, 18)).new == 2.0
             rows = {r["student_id"]: r for r in grade_rows(s)}
             assert rows["late"]["late_penalty"] == "0" and rows["ontime"]["timestamp"] == "2026-01-20 16:00:00"
+
+
+def test_an_extension_too_short_to_remove_a_penalty_says_so(tmp_path, source):
+    """Given 2 h more for a submission 5 h late under a zero penalty, does `extension` say that it
+    is still 3 h late and keeps its penalty (score 0 → 0 alone reads like a mistake)?"""
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "nbgrader_config.py").write_text(
+        "c = get_config()\nc.LateSubmissionPlugin.penalty_method = 'zero'\n", encoding="utf-8"
+    )
+    url = f"sqlite:///{course}/gradebook.db"
+    with Store(url, course_config(course)) as s:
+        s.prepare("ex01", "ex01.ipynb", source)
+        s.set_duedate("ex01", "2026-01-20 17:00:00 UTC")
+        s.record(result("late", 2.0), "ex01.ipynb", datetime(2026, 1, 20, 22))
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    command = [sys.executable, "-m", "autograder", "extension", "ex01", "late", "--course", str(course)]
+    short = subprocess.run(
+        [*command, "--hours", "2", "--out", str(tmp_path / "o")], capture_output=True, text=True, env=env
+    )
+    assert short.returncode == 0, short.stderr
+    assert "score 0 → 0" in short.stdout
+    assert "still 3 h late with this extension (submitted 5 h after the due date without it)" in short.stdout
+    assert "penalty (2 points) still applies" in short.stdout
+    enough = subprocess.run(
+        [*command, "--hours", "6", "--out", str(tmp_path / "o")], capture_output=True, text=True, env=env
+    )
+    assert "score 0 → 2" in enough.stdout and "still" not in enough.stdout
 
 
 def test_a_second_writer_on_a_sqlite_gradebook_is_refused(store, tmp_path):

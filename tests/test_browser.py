@@ -745,7 +745,7 @@ FOLD_STATE = """(i) => {
 
 def test_a_lessons_going_deeper_section_opens_collapsed_and_a_click_expands_it(course_lab, browser):
     """Opened in `./course lab`, does the first lesson with a "Going deeper" section show that
-    heading with the cells under it hidden, and does a click on the heading's fold button show them?
+    heading with the cells under it hidden, and does a click on its "N cells hidden" button show them?
     (Screenshots: test-artifacts/browser/going-deeper-*.png.)"""
     from tests.test_going_deeper import GOING_DEEPER, LESSONS
 
@@ -763,6 +763,7 @@ def test_a_lessons_going_deeper_section_opens_collapsed_and_a_click_expands_it(c
         page.goto(course_lab)
         page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.shell)", timeout=120_000)
         page.evaluate("async () => { await window.jupyterapp.restored; }")
+        _opened(page, START_PAGE)  # the URL opens the start page: let it, then open the lesson
         page.evaluate("async (path) => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }", path)
         _opened(page, path)
         _current(page)
@@ -770,7 +771,7 @@ def test_a_lessons_going_deeper_section_opens_collapsed_and_a_click_expands_it(c
         heading.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "going-deeper-1-collapsed.png"))
         assert page.evaluate(FOLD_STATE, index) == {"heading": False, "collapsed": True, "body": True}
-        heading.locator(".jp-collapseHeadingButton").click()
+        heading.locator(".jp-showHiddenCellsButton").click()  # "+ N cells hidden", under the heading
         page.wait_for_function(f"() => !({FOLD_STATE})({index}).body", timeout=10_000)
         page.screenshot(path=str(ARTIFACTS / "going-deeper-2-expanded.png"))
         assert page.evaluate(FOLD_STATE, index) == {"heading": False, "collapsed": False, "body": False}

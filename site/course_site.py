@@ -63,6 +63,21 @@ def jupyter_anchors(app, doctree) -> None:
             taken.add(anchor)
 
 
+GOING_DEEPER = "going deeper"  # a heading starting with these words (any case) opens optional depth
+FOLD_OPEN = '<details class="going-deeper"><summary>Optional: show this section</summary>\n'
+
+
+def fold_going_deeper(app, doctree) -> None:
+    """Fold the body of each "Going deeper: ..." section (everything under its heading, its own
+    subsections included) into a closed ``<details>``."""
+    for section in doctree.findall(nodes.section):
+        titles = [i for i, child in enumerate(section.children) if isinstance(child, nodes.title)]
+        if not titles or not section.children[titles[0]].astext().lower().startswith(GOING_DEEPER):
+            continue
+        section.insert(titles[0] + 1, nodes.raw("", FOLD_OPEN, format="html"))
+        section.append(nodes.raw("", "</details>\n", format="html"))
+
+
 LAB_URL = "http://localhost:8888/lab/tree/"  # ./course lab's default port and its server root
 
 
@@ -87,5 +102,6 @@ def lab_button(app, pagename, templatename, context, doctree) -> None:
 def setup(app):
     app.add_html_math_renderer("mathml", (visit_math, None), (visit_math_block, None))
     app.connect("doctree-read", jupyter_anchors)
+    app.connect("doctree-read", fold_going_deeper)
     app.connect("html-page-context", lab_button, priority=502)  # after the theme's own buttons
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -734,3 +734,46 @@ def test_learner_first_hour_through_course_lab(course_lab, browser):
         assert not problems, "\n".join(problems)
     finally:
         page.close()
+
+
+# A lesson's "Going deeper" heading cell (tests/test_going_deeper.py) and the cells it folds.
+FOLD_STATE = """(i) => {
+    const cells = window.jupyterapp.shell.currentWidget.content.widgets;
+    return {heading: cells[i].isHidden, collapsed: cells[i].headingCollapsed, body: cells[i + 1].isHidden};
+}"""
+
+
+def test_a_lessons_going_deeper_section_opens_collapsed_and_a_click_expands_it(course_lab, browser):
+    """Opened in `./course lab`, does the first lesson with a "Going deeper" section show that
+    heading with the cells under it hidden, and does a click on its "N cells hidden" button show them?
+    (Screenshots: test-artifacts/browser/going-deeper-*.png.)"""
+    from tests.test_going_deeper import GOING_DEEPER, LESSONS
+
+    found = [
+        (lesson, index)
+        for lesson in LESSONS
+        for index, cell in enumerate(nbformat.read(lesson, as_version=4).cells)
+        if cell.cell_type == "markdown" and GOING_DEEPER.search(cell.source)
+    ]
+    assert found, "no lesson has a Going deeper section"
+    lesson, index = found[0]
+    path = lesson.relative_to(REPO).as_posix()
+    page = browser.new_page()
+    try:
+        page.goto(course_lab)
+        page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.shell)", timeout=120_000)
+        page.evaluate("async () => { await window.jupyterapp.restored; }")
+        _opened(page, START_PAGE)  # the URL opens the start page: let it, then open the lesson
+        page.evaluate("async (path) => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }", path)
+        _opened(page, path)
+        _current(page)
+        heading = page.locator("[data-course-current] .jp-Notebook .jp-Cell").nth(index)
+        heading.scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "going-deeper-1-collapsed.png"))
+        assert page.evaluate(FOLD_STATE, index) == {"heading": False, "collapsed": True, "body": True}
+        heading.locator(".jp-showHiddenCellsButton").click()  # "+ N cells hidden", under the heading
+        page.wait_for_function(f"() => !({FOLD_STATE})({index}).body", timeout=10_000)
+        page.screenshot(path=str(ARTIFACTS / "going-deeper-2-expanded.png"))
+        assert page.evaluate(FOLD_STATE, index) == {"heading": False, "collapsed": False, "body": False}
+    finally:
+        page.close()

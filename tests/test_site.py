@@ -558,3 +558,56 @@ def test_answers_saved_in_an_exercise_never_reach_the_site(tmp_path, capsys):
     shown = _build_module(repo).committed(path)
     assert shown.cells[0].source == release.cells[0].source
     assert "has changes that are not committed" in capsys.readouterr().err
+
+
+def _folded(html_text: str) -> list[str]:
+    """The text inside each closed ``<details>`` of a page's HTML (an ``open`` one is not folded)."""
+    regions = re.findall(r"<details(?![^>]*\bopen\b)[^>]*>(.*?)</details>", html_text, re.S)
+    return [html.unescape(re.sub(r"<[^>]+>", " ", region)) for region in regions]
+
+
+def test_a_going_deeper_section_is_folded_on_the_site_and_nothing_else_is(tmp_path):
+    """A "Going deeper: ..." section (its subsections included) is shown as a closed ``<details>``
+    under its visible heading; the core path before and after it is not folded."""
+    source = tmp_path / "src" / "notebooks"
+    source.mkdir(parents=True)
+    cells = [
+        nbformat.v4.new_markdown_cell("# Lesson\n\n## 1. Core\n\nCore words."),
+        nbformat.v4.new_markdown_cell("## Going deeper: internals", metadata={"jp-MarkdownHeadingCollapsed": True}),
+        nbformat.v4.new_markdown_cell("Deep words.\n\n### A subsection\n\nDeeper words."),
+        nbformat.v4.new_code_cell("print('deep code')"),
+        nbformat.v4.new_markdown_cell("## 2. Next\n\nNext words."),
+    ]
+    python = {"language_info": {"name": "python"}}  # code cells need a lexer
+    nbformat.write(nbformat.v4.new_notebook(cells=cells, metadata=python), source / "00_start.ipynb")
+    command = [sys.executable, "-m", "sphinx", "-b", "html", "-c", str(REPO / "site"), "-W", "-n", "-q"]
+    done = subprocess.run(
+        [*command, str(tmp_path / "src"), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "out" / "notebooks" / "00_start.html").read_text(encoding="utf-8")
+    (folded,) = _folded(page)
+    assert all(words in folded for words in ("Deep words.", "A subsection", "Deeper words.", "deep code"))
+    assert not any(words in folded for words in ("Core words.", "Next words.", "Going deeper: internals"))
+    assert "Going deeper: internals" in parse(tmp_path / "out" / "notebooks" / "00_start.html").text
+
+
+def test_each_lessons_going_deeper_sections_are_folded_on_its_page(site):
+    """Every "Going deeper" heading of a lesson is on its page, followed by a closed ``<details>``."""
+    problems = []
+    for lesson in LESSONS:
+        headings = [
+            line.lstrip("#").strip()
+            for cell in nbformat.read(lesson, as_version=4).cells
+            if cell.cell_type == "markdown"
+            for line in cell.source.splitlines()
+            if re.match(r"#{1,6}\s+going deeper", line, re.I)
+        ]
+        page = (site.root / page_of(lesson)).read_text(encoding="utf-8")
+        shown = len(re.findall(r"</h\d>\s*<details class=\"going-deeper\">", page))
+        if shown != len(headings):
+            problems.append(f"{lesson.name}: {len(headings)} Going deeper headings, {shown} folded sections")
+    assert problems == []

@@ -26,6 +26,7 @@ _STYLE = {
     "leaf": dict(shape="box", style="filled", fillcolor="lightblue"),
     "saved": dict(shape="box", style="filled", fillcolor="orange", fontsize="10"),
     "output": dict(shape="box", style="filled", fillcolor="darkolivegreen1"),
+    "note": dict(shape="note", style="filled", fillcolor="lightyellow", fontsize="10"),
 }
 
 
@@ -128,8 +129,10 @@ class Drawing:
     that installs Graphviz.
     """
 
-    def __init__(self, graph: Graph, digraph: graphviz.Digraph):
-        self.graph, self.digraph, self.table = graph, digraph, graph.table()
+    def __init__(self, graph: Graph, digraph: graphviz.Digraph, notes: Mapping[str, str] | None = None):
+        self.graph, self.digraph, self.notes = graph, digraph, dict(notes or {})
+        # the notes, in words, under the table: what the yellow boxes say, for readers without the picture
+        self.table = graph.table() + "".join(f"\nnote at {name}: {text}" for name, text in self.notes.items())
 
     def svg(self) -> str:
         """The drawing as SVG text. Raises ``graphviz.ExecutableNotFound`` without ``dot``."""
@@ -137,7 +140,8 @@ class Drawing:
 
     def figure(self) -> Figure:
         """The drawing with its text alternative (needs ``dot``)."""
-        return Figure.of_graph(self.svg(), self.graph)
+        caption = "; ".join(f"at {name}: {text}" for name, text in self.notes.items())
+        return Figure.of_graph(self.svg(), self.graph, caption=caption)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         if not dot_available():
@@ -149,7 +153,10 @@ class Drawing:
 
 
 def draw(
-    obj: torch.Tensor | Graph, names: Mapping[str, torch.Tensor] | None = None, show_saved: bool = True
+    obj: torch.Tensor | Graph,
+    names: Mapping[str, torch.Tensor] | None = None,
+    show_saved: bool = True,
+    notes: Mapping[str, str] | None = None,
 ) -> Drawing:
     """Draw the graph behind a tensor (or an already traced :class:`Graph`).
 
@@ -163,6 +170,8 @@ def draw(
         obj: a tensor (traced with ``trace(obj, names)``) or a ``Graph``.
         names: ``{"w": w}`` labels for leaves, as in :func:`autograder.graph.trace`.
         show_saved: draw the saved tensors (orange boxes).
+        notes: ``{"MulBackward0": "tensor hook on y runs here"}``: a yellow note beside each named
+            Node (names as the graph's table prints them), also written under the drawing.
 
     Returns:
         A :class:`Drawing`; node ids are ``n0, n1, ...`` in visit order, so output is identical
@@ -187,4 +196,11 @@ def draw(
             dot.edge(sid, ids[node.name], style="dashed", arrowhead="none")
         for nxt in node.next:
             dot.edge(ids[node.name], ids[nxt])
-    return Drawing(graph, dot)
+    unknown = [name for name in notes or {} if name not in ids]
+    if unknown:
+        raise ValueError(f"draw(notes=...): no Node named {', '.join(unknown)} in this graph; its Nodes are "
+                         f"{', '.join(ids)}")
+    for j, (name, text) in enumerate((notes or {}).items()):
+        dot.node(f"note{j}", text, **_STYLE["note"])
+        dot.edge(f"note{j}", ids[name], style="dotted", arrowhead="none")
+    return Drawing(graph, dot, notes)

@@ -29,6 +29,21 @@ def test_drawing_labels_nodes_leaves_and_saved_tensors():
         assert text in source
 
 
+def test_notes_stand_beside_their_nodes_and_in_the_text():
+    """Does a note appear beside the Node it names, in the drawing and in its text version?"""
+    w, out = graph_output()
+    drawing = draw(out, names={"w": w}, notes={"MulBackward0": "a hook on w.sigmoid() runs here"})
+    assert re.search(r'note0 \[label="a hook on w.sigmoid\(\) runs here"', drawing.digraph.source)
+    assert re.search(r"note0 -> n\d+ \[arrowhead=none style=dotted\]", drawing.digraph.source)
+    assert drawing.table.endswith("note at MulBackward0: a hook on w.sigmoid() runs here")
+
+
+def test_a_note_on_a_node_the_graph_lacks_says_which_nodes_it_has():
+    """Does a misspelt Node name fail with the names the graph has, rather than draw nothing?"""
+    with pytest.raises(ValueError, match=r"no Node named MulBackward1 .* SumBackward0, MulBackward0"):
+        draw(graph_output()[1], notes={"MulBackward1": "x"})
+
+
 def test_saved_tensors_can_be_hidden():
     """With show_saved=False, are saved tensors left out?"""
     assert "result:" not in draw(graph_output()[1], show_saved=False).digraph.source

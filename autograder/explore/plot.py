@@ -42,14 +42,13 @@ def describe_series(name: str, xs: Sequence, ys: Sequence[float], unit: str = ""
 
 def _svg(series: Mapping[str, Sequence[float]], xs: Sequence, xlabel: str, ylabel: str, title: str, step: bool) -> str:
     import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure as MatplotlibFigure  # not pyplot: the notebook's backend stays as it is
 
     # Fixed ids and no date: the same data gives the same SVG bytes on every run.
     style = {"svg.hashsalt": "autograd-course", "svg.fonttype": "none", "font.size": 10}
     with matplotlib.rc_context(style):
-        fig, ax = plt.subplots(figsize=(6.4, 3.2))
+        fig = MatplotlibFigure(figsize=(6.4, 3.2))
+        ax = fig.subplots()
         positions = list(range(len(xs)))
         markers = "osd^v<>"
         for i, (name, ys) in enumerate(series.items()):
@@ -71,7 +70,6 @@ def _svg(series: Mapping[str, Sequence[float]], xs: Sequence, xlabel: str, ylabe
         fig.tight_layout()
         out = io.StringIO()
         fig.savefig(out, format="svg", metadata={"Date": None})
-        plt.close(fig)
     text = out.getvalue()
     return text[text.index("<svg") :]  # the <svg> element alone, as graphviz's drawings are embedded
 

@@ -110,8 +110,9 @@ MORE: dict[str, Kind] = {
         "parameter after .grad was written and must return None (it changes p.grad in place if it "
         "wants). A lambda returns what its expression returns: lambda p: p.grad.clamp_(-c, c) "
         "returns the clamped tensor.",
-        "Write the hook with def and no return: def clip(p): p.grad.clamp_(-c, c); or add "
-        "'and None' to the lambda's expression.",
+        "Write the hook with def and no return: def clip(p): p.grad.clamp_(-c, c). Not a lambda "
+        "ending in 'and None': 'and' calls bool() on the gradient, which raises for more than one "
+        "element and, for a single 0, returns the tensor.",
     ),
     "forward_hook_returned_value": Kind(
         "usage",

@@ -53,3 +53,15 @@ def test_the_svg_is_the_same_bytes_in_another_process():
 def test_a_series_of_the_wrong_length_is_refused():
     with pytest.raises(ValueError, match="'saved' has 2 values for 5 x values"):
         line_plot({"bytes alive": SERIES["bytes alive"], "saved": [0, 1]}, STEPS, xlabel="s", ylabel="b", title="t")
+
+
+def test_plotting_leaves_the_notebooks_matplotlib_backend_alone():
+    """After line_plot, does pyplot still draw with the backend it had (a lesson's inline plots after it)?"""
+    program = (
+        "import matplotlib; matplotlib.use('svg'); import matplotlib.pyplot as plt\n"
+        "from autograder.explore.plot import line_plot\n"
+        "line_plot({'a': [1, 2]}, [0, 1], xlabel='x', ylabel='y', title='t')\n"
+        "print(matplotlib.get_backend())"
+    )
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "svg"

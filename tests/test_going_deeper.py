@@ -49,3 +49,86 @@ def test_the_check_finds_a_heading_that_would_open_unfolded():
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
 def test_every_going_deeper_heading_opens_collapsed_in_jupyterlab(lesson):
     assert unfolded_going_deeper(nbformat.read(lesson, as_version=4)) == []
+
+
+def _section_of_each_cell(nb) -> list[bool]:
+    """For each cell of ``nb``: is it inside a "Going deeper" section (from its heading to the next
+    heading of the same or a higher level)?"""
+    inside, level, flags = False, 0, []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            found = re.match(r"\s*(#{1,6})\s+(.*)", cell.source)
+            if found:
+                depth = len(found.group(1))
+                if GOING_DEEPER.search(cell.source):
+                    inside, level = True, depth
+                elif inside and depth <= level:
+                    inside = False
+        flags.append(inside)
+    return flags
+
+
+def _python(source: str) -> str:
+    """A code cell's source as Python: IPython's magics and shell lines left out."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+
+
+def _bound_and_used(source: str) -> tuple[set[str], set[str]]:
+    """The names a cell binds (assignments, imports, defs, arguments, loop and with targets, also
+    inside its functions: a local of the same name hides a miss, never invents one) and the names
+    it reads."""
+    import ast
+    import builtins
+
+    try:
+        tree = ast.parse(_python(source))
+    except SyntaxError:  # a cell written to fail with a SyntaxError
+        return set(), set()
+    bound, used = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (bound if isinstance(node.ctx, ast.Store | ast.Del) else used).add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return bound, used - set(dir(builtins))
+
+
+def names_only_from_depth(nb) -> list[str]:
+    """The names a core-path code cell reads that only a folded "Going deeper" cell above it binds:
+    a learner who skips the folded sections (Shift-Enter passes over collapsed cells) would get a
+    NameError there."""
+    problems, core_bound, depth_bound = [], set(), set()
+    for index, (cell, deep) in enumerate(zip(nb.cells, _section_of_each_cell(nb), strict=True)):
+        if cell.cell_type != "code":
+            continue
+        bound, used = _bound_and_used(cell.source)
+        if deep:
+            depth_bound |= bound
+            continue
+        missing = sorted((used - bound - core_bound) & depth_bound)
+        if missing:
+            problems.append(f"cell {index}: {', '.join(missing)} bound only in a Going deeper section")
+        core_bound |= bound
+    return problems
+
+
+def test_the_check_finds_a_core_cell_that_needs_a_folded_one():
+    """Does the check flag a core cell that reads a name only a folded section binds, and accept
+    one that binds the name itself?"""
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    heading = md("## Going deeper: x", metadata={"jp-MarkdownHeadingCollapsed": True})
+    needs = nbformat.v4.new_notebook(cells=[heading, code("cell = 1"), md("## 2. Core"), code("print(cell)")])
+    own = nbformat.v4.new_notebook(cells=[heading, code("cell = 1"), md("## 2. Core"), code("cell = 2\nprint(cell)")])
+    assert names_only_from_depth(needs) == ["cell 3: cell bound only in a Going deeper section"]
+    assert names_only_from_depth(own) == []
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_the_core_path_runs_without_the_folded_sections(lesson):
+    assert names_only_from_depth(nbformat.read(lesson, as_version=4)) == []

@@ -14,9 +14,9 @@ from collections.abc import Iterable
 import torch
 import torch.utils.checkpoint as checkpointing
 
-from ..compare.evidence import AUTOCAST, GRAD_BETWEEN, GRAD_MODE, RNG, TRAINING
+from ..compare.evidence import AUTOCAST, BACKWARDS, GRAD_BETWEEN, GRAD_MODE, RNG, TRAINING
 
-__all__ = ["forward_modes", "checkpoint_calls", "grad_between_backwards", "grad_change"]
+__all__ = ["forward_modes", "checkpoint_calls", "backward_calls", "grad_between_backwards", "grad_change"]
 
 
 def _add(facts: dict, fact: str, seen) -> None:
@@ -69,6 +69,26 @@ def checkpoint_calls(facts: dict):
         yield facts
     finally:
         checkpointing._checkpoint_without_reentrant_generator, function.apply = generator, apply
+
+
+@contextlib.contextmanager
+def backward_calls(facts: dict):
+    """Within the block, how many times ``backward()`` ran (``Tensor.backward`` and ``torch.autograd.backward``;
+    ``torch.autograd.grad`` is not a backward into ``.grad``)."""
+    backward = torch.autograd.backward
+    count = [0]
+    facts[BACKWARDS] = [0]
+
+    def counted(*args, **kwargs):
+        count[0] += 1
+        facts[BACKWARDS] = [count[0]]
+        return backward(*args, **kwargs)
+
+    torch.autograd.backward = counted
+    try:
+        yield facts
+    finally:
+        torch.autograd.backward = backward
 
 
 def grad_change(before: torch.Tensor, now: torch.Tensor | None) -> str:

@@ -31,6 +31,7 @@ TRAINING = "module mode at the forward"  # "train" / "eval" (any module of the m
 RNG = "preserve_rng_state of the checkpoints"  # True / False, one per checkpoint call
 GRAD_BETWEEN = ".grad between backward passes"  # "kept", "set to None", "zeroed", "scaled", "changed"
 ALL_REDUCED = "tensors all-reduced"  # "a .grad", "a tensor autograd recorded", "another tensor"
+BACKWARDS = "backward() calls"  # how many times backward() ran (one entry: the count)
 NON_FINITE = "non-finite values received"  # True / False: NaN or inf in what the check received (the judge adds it)
 
 
@@ -42,6 +43,18 @@ def _seen(fact: str, *values) -> Callable[[Mapping], bool | None]:
         if not isinstance(seen, (tuple, list)):
             return None
         return any(v in seen for v in values)
+
+    return test
+
+
+def _at_least(fact: str, least: int) -> Callable[[Mapping], bool | None]:
+    """The test "the run counted ``fact`` at least ``least`` times": None when it was not counted."""
+
+    def test(facts: Mapping) -> bool | None:
+        seen = facts.get(fact)
+        if not isinstance(seen, (tuple, list)) or not seen or not isinstance(seen[-1], int):
+            return None
+        return seen[-1] >= least
 
     return test
 
@@ -58,6 +71,7 @@ EVIDENCE: dict[str, Callable[[Mapping], bool | None]] = {
     "gradients all-reduced": _seen(ALL_REDUCED, "a .grad"),
     "all_reduce on a tensor autograd recorded": _seen(ALL_REDUCED, "a tensor autograd recorded"),
     "non-finite values": _seen(NON_FINITE, True),
+    "backward ran twice": _at_least(BACKWARDS, 2),
 }
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 import torch
 import torch.utils.checkpoint as checkpointing
 
-from ..compare.evidence import AUTOCAST, BACKWARDS, GRAD_BETWEEN, GRAD_MODE, RNG, TRAINING
+from ..compare.evidence import AUTOCAST, BACKWARDS, GRAD_BETWEEN, GRAD_MODE, RESEEDS, RNG, TRAINING
 
 __all__ = ["forward_modes", "checkpoint_calls", "backward_calls", "grad_between_backwards", "grad_change"]
 
@@ -52,9 +52,14 @@ def forward_modes(model: torch.nn.Module, facts: dict):
 def checkpoint_calls(facts: dict):
     """Within the block, each ``torch.utils.checkpoint`` call's ``preserve_rng_state`` (reentrant or not; also
     through ``checkpoint_sequential``, and however the learner imported ``checkpoint``: both variants go through
-    these two internals)."""
+    these two internals), and how many times ``torch.manual_seed`` reseeded the RNG."""
     generator, function = checkpointing._checkpoint_without_reentrant_generator, checkpointing.CheckpointFunction
-    apply = function.apply
+    apply, manual_seed = function.apply, torch.manual_seed
+    facts[RESEEDS] = [0]
+
+    def reseeded(seed):
+        facts[RESEEDS] = [facts[RESEEDS][0] + 1]
+        return manual_seed(seed)
 
     def watched_generator(fn, preserve_rng_state=True, *args, **kwargs):
         _add(facts, RNG, bool(preserve_rng_state))
@@ -65,10 +70,12 @@ def checkpoint_calls(facts: dict):
         return apply(run_function, preserve_rng_state, *args)
 
     checkpointing._checkpoint_without_reentrant_generator, function.apply = watched_generator, watched_apply
+    torch.manual_seed = reseeded
     try:
         yield facts
     finally:
         checkpointing._checkpoint_without_reentrant_generator, function.apply = generator, apply
+        torch.manual_seed = manual_seed
 
 
 @contextlib.contextmanager

@@ -31,6 +31,7 @@ TRAINING = "module mode at the forward"  # "train" / "eval" (any module of the m
 RNG = "preserve_rng_state of the checkpoints"  # True / False, one per checkpoint call
 GRAD_BETWEEN = ".grad between backward passes"  # "kept", "set to None", "zeroed", "scaled", "changed"
 ALL_REDUCED = "tensors all-reduced"  # "a .grad", "a tensor autograd recorded", "another tensor"
+RESEEDS = "torch.manual_seed calls"  # how many times the run reseeded the RNG (one entry: the count)
 BACKWARDS = "backward() calls"  # how many times backward() ran (one entry: the count)
 NON_FINITE = "non-finite values received"  # True / False: NaN or inf in what the check received (the judge adds it)
 
@@ -72,6 +73,7 @@ EVIDENCE: dict[str, Callable[[Mapping], bool | None]] = {
     "all_reduce on a tensor autograd recorded": _seen(ALL_REDUCED, "a tensor autograd recorded"),
     "non-finite values": _seen(NON_FINITE, True),
     "backward ran twice": _at_least(BACKWARDS, 2),
+    "rng reseeded": _at_least(RESEEDS, 1),
 }
 
 

@@ -6,7 +6,7 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from autograder.check import observe
-from autograder.compare.evidence import AUTOCAST, BACKWARDS, GRAD_BETWEEN, GRAD_MODE, RNG, TRAINING
+from autograder.compare.evidence import AUTOCAST, BACKWARDS, GRAD_BETWEEN, GRAD_MODE, RESEEDS, RNG, TRAINING
 
 
 def test_forward_modes_sees_no_grad_autocast_and_eval():
@@ -49,3 +49,10 @@ def test_grad_between_backwards_tells_a_scale_from_a_reset():
         w.grad.zero_()
         (2 * w).sum().backward()
     assert scaled[GRAD_BETWEEN] == ["scaled"] and reset[GRAD_BETWEEN] == ["zeroed"]
+
+
+def test_checkpoint_calls_counts_reseeds_and_restores_manual_seed():
+    facts, seed = {}, torch.manual_seed
+    with observe.checkpoint_calls(facts):
+        torch.manual_seed(3)
+    assert facts[RESEEDS] == [1] and torch.manual_seed is seed

@@ -20,6 +20,8 @@ WRONG = {
 '''},
             "fails": {"q2_check": "1/3 of the expected value"},
             "never": [],
+            "before": "partly",
+            "after": "partly",
         },
         "e39-01-tanh-twice": {
             "cause": "writes tanh's derivative as 1 - tanh(p)**2, applying tanh to the output a second time",
@@ -30,6 +32,8 @@ WRONG = {
 '''},
             "fails": {"q2_check": "TanhBackward0 multiplies by 1 - p**2"},
             "never": [],
+            "before": "partly",
+            "after": "partly",
         },
     },
     "ex03_backward": {
@@ -43,6 +47,8 @@ WRONG = {
 '''},
             "fails": {"q3_check": "of the expected value"},
             "never": [],
+            "before": "partly",
+            "after": "partly",
         },
         "e39-03-second-from-detached-first": {
             "cause": "takes the second derivative of the first with create_graph=True but sums first * x, not first",
@@ -54,6 +60,8 @@ WRONG = {
 '''},
             "fails": {"q3_check": "differs from the expected value"},
             "never": [],
+            "before": "misleading",
+            "after": "not named",
         },
     },
     "ex04_accumulation": {
@@ -69,6 +77,8 @@ WRONG = {
             "fails": {"q2_check": "a micro-batch's forward ran while an earlier micro-batch's graph had not been "
                                   "backwarded"},
             "never": [".grad was reset"],
+            "before": "named",
+            "after": "named",
         },
         "e39-04-rescales-grad-each-step": {
             "cause": "keeps a running mean in .grad: after each micro-batch's backward, multiplies .grad by k / (k + 1) "
@@ -82,6 +92,8 @@ WRONG = {
 '''},
             "fails": {"q2_check": "multiplied by a number between micro-batches"},
             "never": [".grad was reset"],
+            "before": "misleading",
+            "after": "named",
         },
     },
     "ex05_inplace": {
@@ -96,6 +108,8 @@ WRONG = {
 '''},
             "fails": {"q3_check": "differs"},
             "never": [],
+            "before": "partly",
+            "after": "partly",
         },
         "e39-05-gate-not-doubled": {
             "cause": "rebuilds the gate out of place with torch.cat, forgetting the factor 2 on the other columns",
@@ -108,6 +122,8 @@ WRONG = {
 '''},
             "fails": {"q3_check": "differs"},
             "never": [],
+            "before": "not named",
+            "after": "not named",
         },
     },
     "ex06_grad_modes": {
@@ -121,6 +137,8 @@ WRONG = {
 '''},
             "fails": {"q4_check": "differ"},
             "never": [],
+            "before": "not named",
+            "after": "not named",
         },
         "e39-06-tau-swapped": {
             "cause": "swaps the weights of the soft update: target <- tau * target + (1 - tau) * online",
@@ -131,6 +149,8 @@ WRONG = {
 '''},
             "fails": {"q5_check": "target"},
             "never": [],
+            "before": "not named",
+            "after": "not named",
         },
     },
     "ex08_checkpoint": {
@@ -148,6 +168,8 @@ WRONG = {
 '''},
             "fails": {"q1_check": "Your forward reseeds the RNG"},
             "never": ["RNG state was not preserved", "eval mode"],
+            "before": "misleading",
+            "after": "named",
         },
         "e39-08-eval-in-segment": {
             "cause": "switches each checkpointed segment to eval mode inside the function: dropout is off",
@@ -162,6 +184,8 @@ WRONG = {
 '''},
             "fails": {"q1_check": "eval mode"},
             "never": ["RNG state was not preserved"],
+            "before": "misleading",
+            "after": "named",
         },
     },
     "ex11_mixed_precision": {
@@ -171,8 +195,10 @@ WRONG = {
     out = copy.deepcopy(model).to(torch.bfloat16)(x.to(torch.bfloat16))
     return trace(out).counts().get("ToCopyBackward0", 0)
 '''},
-            "fails": {"q1_check": "ToCopyBackward0 Nodes"},
+            "fails": {"q1_check": "\"cdist\" not implemented for 'BFloat16'"},
             "never": ["grad mode off"],
+            "before": "partly",
+            "after": "partly",
         },
         "e39-11-inference-mode": {
             "cause": "runs the forward under torch.inference_mode() inside autocast: nothing is recorded, count 0",
@@ -183,6 +209,8 @@ WRONG = {
 '''},
             "fails": {"q1_check": "grad mode off"},
             "never": ["outside autocast"],
+            "before": "misleading",
+            "after": "named",
         },
     },
     "ex14_distributed": {
@@ -199,6 +227,8 @@ WRONG = {
 '''},
             "fails": {"q1_check": "autograd does not record all_reduce"},
             "never": ["rows that are not its own", "The ranks' gradients were combined"],
+            "before": "misleading",
+            "after": "named",
         },
         "e39-14-ddp-divides-by-batch": {
             "cause": "with DDP, sums the shard's squared errors and divides by the whole batch's size: DDP's averaging "
@@ -212,6 +242,8 @@ WRONG = {
 '''},
             "fails": {"q1_check": "of the expected value"},
             "never": ["rows that are not its own"],
+            "before": "partly",
+            "after": "partly",
         },
     },
 }

@@ -294,7 +294,9 @@ def _with_facts(record: Checked, facts: Mapping | None) -> Checked:
     if facts is None:
         return record
     plain = {str(k): tuple(v) for k, v in facts.items()}
-    return Checked(record.name, record.kind, (plain, record.received), record.expected, {**record.options, "facts": True})
+    return Checked(
+        record.name, record.kind, (plain, record.received), record.expected, {**record.options, "facts": True}
+    )
 
 
 def _causes(causes):

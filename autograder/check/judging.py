@@ -10,9 +10,9 @@ from collections.abc import Mapping
 import torch
 
 from ..compare import diagnose, diagnose_bytes
+from ..compare import evidence as compare_evidence
 from ..compare.causes import key as cause_key
 from ..compare.causes import keyed
-from ..compare import evidence as compare_evidence
 from ..compare.evidence import facts_of
 from .checked import Checked
 
@@ -180,7 +180,9 @@ def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, st
             )
     weighed, named = _weighed_hint(hint, options.get("run facts"))
     otherwise = options.get("hint", {}).get("otherwise", "") if isinstance(options.get("hint"), Mapping) else ""
-    if not weighed and otherwise and hint is not otherwise:  # the run contradicts each cause of that value: the general hint
+    if (
+        not weighed and otherwise and hint is not otherwise
+    ):  # the run contradicts each cause of that value: the general hint
         weighed, named = _weighed_hint(otherwise, options.get("run facts"))
     hint = weighed
     if not named and not options.get("show_values", True):  # the symptom, said: what the learner's run gave

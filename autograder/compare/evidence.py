@@ -141,4 +141,4 @@ def said(entry, facts: Mapping | None) -> tuple[str, bool]:
         return " ".join(plain + named), bool(plain or named)
     many = len(possible) > 1
     listed = f"Possible cause{'s' if many else ''}, to check: " + " Or: ".join(possible)
-    return " ".join(plain + [listed]), False
+    return " ".join([*plain, listed]), False

@@ -33,4 +33,6 @@ def test_corpus_is_neither_the_typical_mistakes_nor_another_corpus():
 
     listed = {source for cases in MISTAKES.values() for case in cases.values() for source in case["answers"].values()}
     listed |= {s for cases in OTHERS.values() for case in cases.values() for s in case["answers"].values()}
-    assert not [s for cases in WRONG.values() for case in cases.values() for s in case["answers"].values() if s in listed]
+    assert not [
+        s for cases in WRONG.values() for case in cases.values() for s in case["answers"].values() if s in listed
+    ]

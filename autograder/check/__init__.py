@@ -36,6 +36,7 @@ from typing import Any
 
 import torch
 
+from ..compare.evidence import cause
 from ..explain import explain
 from .checked import CHECKED_WHEN_GRADED, WITHHELD, Checked
 from .judging import judge
@@ -43,6 +44,7 @@ from .judging import judge
 __all__ = [
     "CheckFailed",
     "Checked",
+    "cause",
     "answered",
     "WITHHELD",
     "at_most",
@@ -252,6 +254,7 @@ def tensor(
     causes: Mapping | None = None,
     choice: str | None = None,
     tolerance_by: Mapping[str, Mapping[str, float]] | None = None,
+    facts: Mapping | None = None,
     **tolerance,
 ) -> None:
     """Check one tensor against a reference with :func:`autograder.compare.diagnose`.
@@ -269,6 +272,9 @@ def tensor(
     choice with the value, so the class grader applies the tolerance of the learner's choice, not of
     the solution's; a choice not in ``tolerance_by`` fails.
 
+    ``facts`` is what the check observed the learner's run do (``autograder.check.observe``): a cause given
+    as ``compare.evidence.cause(text, evidence)`` is named only when its evidence holds there.
+
     Raises:
         CheckFailed: with the diagnosis when the values differ.
     """
@@ -279,7 +285,18 @@ def tensor(
     if tolerance_by is not None:
         options["tolerance_by"] = {str(k): dict(v) for k, v in tolerance_by.items()}
         received = (str(choice), received)
-    _check(Checked(name, "tensor", received, expected, options))
+    _check(_with_facts(Checked(name, "tensor", received, expected, options), facts))
+
+
+def _with_facts(record: Checked, facts: Mapping | None) -> Checked:
+    """``record`` carrying the ``facts`` of the learner's run with its value (as ``choice`` and ``observed`` are
+    carried): the class grader weighs the question's causes on the learner's run, not on the solution's."""
+    if facts is None:
+        return record
+    plain = {str(k): tuple(v) for k, v in facts.items()}
+    return Checked(
+        record.name, record.kind, (plain, record.received), record.expected, {**record.options, "facts": True}
+    )
 
 
 def _causes(causes):
@@ -297,6 +314,7 @@ def grads(
     causes: Mapping | None = None,
     observed: str | None = None,
     causes_by: Mapping[str, Mapping] | None = None,
+    facts: Mapping | None = None,
 ) -> None:
     """Check several named gradients (``{"w": tensor, "b": tensor}``); all must match (keys of
     ``received`` that ``expected`` lacks are not judged). ``causes`` (as for :func:`tensor`)
@@ -309,7 +327,9 @@ def grads(
     each lack the same dimension included); values are shown only for small tensors. ``hint``
     follows the list of problems: a sentence (always), or ``{kind: sentence}`` with kinds of
     :func:`~autograder.compare.diagnose` (``"shape"``, ``"zeros"``, ...) or ``"missing"`` (a name
-    absent from ``received``), and ``"otherwise"``: only the sentences of the kinds found.
+    absent from ``received``), and ``"otherwise"``: only the sentences of the kinds found. A cause or a
+    hint sentence may be ``compare.evidence.cause(text, evidence)`` (or a list of texts and causes): with
+    ``facts``, what the check observed the learner's run do, it is named only when its evidence holds.
 
     Raises:
         CheckFailed: listing each name that is missing or wrong, with its diagnosis, then ``hint``.
@@ -324,24 +344,31 @@ def grads(
     if causes_by is not None:
         options["causes_by"] = {str(k): dict(v) for k, v in causes_by.items()}
         received = (str(observed), received)
-    _check(Checked(name, "grads", received, expected, options))
+    _check(_with_facts(Checked(name, "grads", received, expected, options), facts))
 
 
 def value(
-    received, expected, name: str = "value", hint: str | Mapping[Any, str] = "", show_values: bool = True
+    received,
+    expected,
+    name: str = "value",
+    hint: str | Mapping[Any, str] = "",
+    show_values: bool = True,
+    facts: Mapping | None = None,
 ) -> None:
     """Check a plain value (an int, bool, string or tuple of them) for equality, type included
     (``True`` is not accepted for ``1``). ``hint`` is a sentence for the learner, or, for numbers,
     ``{"too high": ..., "too low": ...}``: the one that fits the received value is shown; or
     ``{received value: sentence, "otherwise": sentence}``, for a received value that describes
     what the learner's code did (``"the graph was kept after backward"``): the hint then says
-    only what the submission shows.
+    only what the submission shows. A hint may be ``compare.evidence.cause(text, evidence)`` or a list of
+    texts and causes: with ``facts`` (what the check observed the learner's run do) a cause is named only when
+    its evidence holds; otherwise the received value is said, and the causes listed as things to check.
 
     Raises:
         CheckFailed: naming the value, with both values when ``show_values``, then ``hint``.
     """
     __tracebackhide__ = True
-    _check(Checked(name, "value", received, expected, {"hint": hint, "show_values": show_values}))
+    _check(_with_facts(Checked(name, "value", received, expected, {"hint": hint, "show_values": show_values}), facts))
 
 
 def nbytes(

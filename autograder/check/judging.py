@@ -10,8 +10,10 @@ from collections.abc import Mapping
 import torch
 
 from ..compare import diagnose, diagnose_bytes
+from ..compare import evidence as compare_evidence
 from ..compare.causes import key as cause_key
 from ..compare.causes import keyed
+from ..compare.evidence import facts_of
 from .checked import Checked
 
 __all__ = ["judge"]
@@ -30,7 +32,12 @@ def _with_reasons(message, reasons) -> str:
 
 def _diagnose(received, expected, name: str, options: dict):
     tolerance = {k: options[k] for k in ("rtol", "atol", "allow_graph", "causes") if k in options}
-    return diagnose(received, expected, name, **tolerance)
+    return diagnose(received, expected, name, facts=options.get("run facts"), **tolerance)
+
+
+def _weighed_hint(entry, facts) -> tuple[str, bool]:
+    """A hint (a text, a ``compare.evidence.cause`` or a list of them) weighed on the learner's run."""
+    return compare_evidence.said(entry, facts) if entry else ("", True)
 
 
 def _shown(received, expected, options: dict) -> str:
@@ -98,13 +105,15 @@ def _same_factor(results: dict) -> dict:
     }
 
 
-def _grads_hint(hint, kinds: list[str]) -> str:
+def _grads_hint(hint, kinds: list[str], facts=None) -> str:
     """``hint`` as given (a sentence: always), or, for a mapping ``{kind: sentence}``, the sentences
-    of the kinds found (``"otherwise"``: when none of them has one)."""
+    of the kinds found (``"otherwise"``: when none of them has one). A sentence may be a cause with its
+    evidence (``compare.evidence``), or a list of them: weighed on the learner's run."""
     if not isinstance(hint, Mapping):
-        return str(hint or "")
-    found = [hint[kind] for kind in dict.fromkeys(kinds) if isinstance(hint.get(kind), str)]
-    return " ".join(found) if found else str(hint.get("otherwise", ""))
+        return _weighed_hint(hint, facts)[0]
+    found = [hint[kind] for kind in dict.fromkeys(kinds) if isinstance(hint.get(kind), (str, list, Mapping))]
+    said = [text for text in (_weighed_hint(entry, facts)[0] for entry in found) if text]
+    return " ".join(said) if said else _weighed_hint(hint.get("otherwise", ""), facts)[0]
 
 
 def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, str]:
@@ -148,7 +157,7 @@ def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, st
     if "missing" in problems and others:
         listed = ", ".join(others[:_SHOWN_AT_MOST]) + (", ..." if len(others) > _SHOWN_AT_MOST else "")
         lines.append(f"  (the dict's other keys: {listed})")
-    hint = _grads_hint(options.get("hint"), [kind for kind, _, _, _ in problems.values()])
+    hint = _grads_hint(options.get("hint"), [kind for kind, _, _, _ in problems.values()], options.get("run facts"))
     first = next(iter(problems.values()))[3]  # the first wrong gradient's cause names the message
     return False, _with_reasons(keyed("\n".join(lines + ([hint] if hint else [])), first), reasons)
 
@@ -169,7 +178,16 @@ def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, st
                 (text for key, text in hint.items() if type(key) is type(received) and key == received),
                 hint.get("otherwise", ""),
             )
-    return False, keyed(message + (f". {hint}" if hint else "."), cause_key("value", hint or name))
+    weighed, named = _weighed_hint(hint, options.get("run facts"))
+    otherwise = options.get("hint", {}).get("otherwise", "") if isinstance(options.get("hint"), Mapping) else ""
+    if (
+        not weighed and otherwise and hint is not otherwise
+    ):  # the run contradicts each cause of that value: the general hint
+        weighed, named = _weighed_hint(otherwise, options.get("run facts"))
+    hint = weighed
+    if not named and not options.get("show_values", True):  # the symptom, said: what the learner's run gave
+        message += f" (your code gave {str(received)[:200]})"
+    return False, keyed(message + (f". {hint}" if hint else "."), cause_key("value", hint if named else name))
 
 
 def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, str]:
@@ -263,6 +281,10 @@ def judge(record: Checked) -> tuple[bool, str]:
     comparison both a check in the learner's notebook and the class grader use. Never raises
     for anything a learner's code produced."""
     try:
-        return _JUDGES[record.kind](record.received, record.expected, record.name, record.options)
+        received, options = record.received, record.options
+        if options.get("facts"):  # the value comes with the facts the check observed of the learner's run
+            facts, received = received if isinstance(received, tuple) and len(received) == 2 else ({}, received)
+            options = {**options, "run facts": facts_of(facts)}
+        return _JUDGES[record.kind](received, record.expected, record.name, options)
     except Exception as error:  # noqa: BLE001 -- a received value built to break comparisons is just wrong
         return False, keyed(f"{record.name} could not be compared ({type(error).__name__})", "not_comparable")

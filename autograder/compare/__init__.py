@@ -24,7 +24,10 @@ The causes above are the generic ones. A check knows better what gives a factor 
 question*: ``causes`` maps a factor received / expected (a number: ``2``, ``0.5``, ``-1``, ``n``
 computed from the check's inputs) or a kind (``"none"``, ``"zeros"``, ``"attached"``, ``"shape"``,
 ``"mismatch"``) to the likely cause there, which then replaces the generic one. It is plain data
-(numbers and strings), so it can travel in a check's record to the class grader.
+(numbers and strings), so it can travel in a check's record to the class grader. A cause whose
+mechanism the learner's run can show is given with its evidence (``evidence.cause``): it is named
+only when the facts the check observed show it, listed as a thing to check when they say nothing,
+and never stated when they contradict it.
 
 The package, split by what it diagnoses:
 
@@ -34,6 +37,8 @@ factors       a difference by a constant factor; the element a tolerance test fa
 shapes        a shape difference in words (a reduction missing over a broadcast dimension, ...)
 byte_counts   ``diagnose_bytes``: a byte count against the reference, from the parts a question names
 causes        the cause keys of the class report (``tensor.zeros``, ``bytes.missing.*``, ...)
+evidence      a cause as a hypothesis tested on the learner's run: ``cause(text, evidence)`` and the
+              table of evidence tests; ``diagnose(..., facts=)`` names a cause only when its test holds
 
 It may import torch, ``autograder.explain`` (``causes`` names an error's kind) and nothing else of
 the package: the checks (``autograder.check``) and the lessons' explorers import it.

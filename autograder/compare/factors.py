@@ -8,6 +8,8 @@ from collections.abc import Mapping
 
 import torch
 
+from .evidence import is_cause
+
 
 def _rel_error(r: torch.Tensor, e: torch.Tensor) -> float:
     scale = e.abs().max().item() if e.numel() else 0.0
@@ -33,8 +35,9 @@ def _whole(s: float) -> int | None:
     return k if k != 0 and abs(s - k) <= 1e-3 * abs(k) else None
 
 
-def _cause_for_factor(s: float, causes: Mapping) -> str | None:
-    """The cause ``causes`` gives for the factor s (a number key within 0.1 % of s), if any."""
+def _cause_for_factor(s: float, causes: Mapping):
+    """The cause ``causes`` gives for the factor s (a number key within 0.1 % of s), if any: its text, or a
+    ``compare.evidence.cause`` (a text with the test of its mechanism) as it is."""
     for key, cause in causes.items():
         if (
             isinstance(key, (int, float))
@@ -43,7 +46,7 @@ def _cause_for_factor(s: float, causes: Mapping) -> str | None:
             and math.isfinite(key)
             and abs(s - key) <= 1e-3 * abs(key)
         ):
-            return str(cause)
+            return cause if is_cause(cause) else str(cause)
     return None
 
 

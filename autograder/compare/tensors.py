@@ -10,6 +10,7 @@ import torch
 
 from .causes import key as cause_key
 from .diagnosis import NONE_GRAD_CAUSES, Diagnosis, tolerances
+from .evidence import NON_FINITE, facts_of, said
 from .factors import _cause_for_factor, _factor_words, _rel_error, _scale_factor, _whole, _worst_element
 from .shapes import _SHAPE_REASONS, _shape_message
 
@@ -17,6 +18,21 @@ __all__ = ["diagnose"]
 
 # a constant factor that is no whole number is said only when this many elements of the reference agree on it
 _AGREEING = 3
+
+
+def _weighed(entry, facts) -> tuple[str, bool] | None:
+    """A question's cause for a difference weighed on the learner's run (``compare.evidence.said``): ``(text,
+    named)``, or None when the run contradicts every one."""
+    text, named = said(entry, facts)
+    return (text, named) if text else None
+
+
+def _run_facts(facts, received: torch.Tensor) -> dict:
+    """The facts of the learner's run a check reported, with what the received value itself shows."""
+    found = facts_of(facts)
+    if received.is_floating_point() or received.is_complex():
+        found[NON_FINITE] = (not bool(torch.isfinite(received).all()),)
+    return found
 
 
 def diagnose(
@@ -27,6 +43,7 @@ def diagnose(
     atol: float | None = None,
     allow_graph: bool = False,
     causes: Mapping | None = None,
+    facts: Mapping | None = None,
 ) -> Diagnosis:
     """Compare ``received`` with ``expected`` and explain any difference in autograd terms.
 
@@ -41,7 +58,10 @@ def diagnose(
             (number keys: ``{0.5: "the factor 2 of the square's derivative forgotten", n: ...}``)
             or by kind (``"none"``, ``"zeros"``, ``"attached"``, ``"shape"``, ``"mismatch"``);
             it replaces the generic cause of the module docstring. A factor with a cause is
-            reported even when it is not a whole number or its inverse.
+            reported even when it is not a whole number or its inverse. A factor's cause, or the
+            ``"zeros"`` or ``"mismatch"`` one, may be a ``compare.evidence.cause`` (or a list of
+            texts and causes): named only when its evidence holds on ``facts``.
+        facts: what the check observed the learner's run do (``compare.evidence``).
 
     Returns:
         A :class:`Diagnosis`; this function does not raise for any ``received``.
@@ -128,13 +148,16 @@ def diagnose(
     rel = _rel_error(r, e)
     if torch.allclose(r, e, rtol=rtol, atol=atol, equal_nan=True):
         return Diagnosis(True, "ok", f"{name} is correct (relative error {rel:.1e}).", rel)
+    facts = _run_facts(facts, r)
     if not bool(r.any()) and bool(e.any()):
-        cause = causes.get(
-            "zeros",
-            "the graph was cut between the loss and this tensor (detach(), .data,"
-            " no_grad, or a non-differentiable op such as argmax, round or a comparison).",
+        told = _weighed(causes["zeros"], facts) if "zeros" in causes else None
+        cause = (
+            told[0]
+            if told
+            else "the graph was cut between the loss and this tensor (detach(), .data,"
+            " no_grad, or a non-differentiable op such as argmax, round or a comparison)."
         )
-        own = cause_key("tensor.zeros", cause) if "zeros" in causes else ""
+        own = cause_key("tensor.zeros", cause) if told and told[1] else ""
         return Diagnosis(
             False,
             "zeros",
@@ -142,10 +165,26 @@ def diagnose(
             rel,
             cause=own,
             reason=f"is all zeros but should not be: {cause}",
-            given=(str(cause),) if "zeros" in causes else (),
+            given=(str(cause),) if own else (),
         )
     s = _scale_factor(r, e, rtol, atol)
-    if s is not None and s != 0 and (cause := _cause_for_factor(s, causes)) is not None:
+    told = None
+    if s is not None and s != 0 and (entry := _cause_for_factor(s, causes)) is not None:
+        told = _weighed(entry, facts)
+    if told and not told[1]:  # the factor of a known mistake, but its mechanism not shown by the run: a symptom
+        kind = "sign" if _whole(s) == -1 else "multiple" if abs(s) > 1 else "fraction"
+        return Diagnosis(
+            False,
+            kind,
+            f"{name} {_factor_words(s)} the expected value. {told[0]}",
+            rel,
+            s,
+            cause=f"tensor.{kind}",
+            reason=f"is a constant multiple of the expected value. {told[0]}",
+            given=(told[0],),
+        )
+    if told:
+        cause = told[0]
         kind = "sign" if _whole(s) == -1 else "multiple" if abs(s) > 1 else "fraction"
         message = f"{name} {_factor_words(s)} the expected value: {cause}"
         # which cause the factor picked is said; the factor itself (7 for N = 7 rows) is not
@@ -211,7 +250,8 @@ def diagnose(
             cause="tensor.scaled",
             reason=f"is a constant multiple of the expected value: {said}",
         )
-    cause = f" {causes['mismatch']}" if "mismatch" in causes else ""
+    told = _weighed(causes["mismatch"], facts) if "mismatch" in causes else None
+    cause = (f" {told[0]}" if told[1] else f" {told[0][0].upper()}{told[0][1:]}") if told else ""
     return Diagnosis(
         False,
         "mismatch",
@@ -219,7 +259,7 @@ def diagnose(
         f" {rel:.1e} in max-norm; {_worst_element(r, e, rtol, atol)}).{cause}",
         rel,
         s,
-        cause=cause_key("tensor.mismatch", cause) if cause else "",
+        cause=cause_key("tensor.mismatch", cause) if told and told[1] else "",
         reason="differs from the expected value." + cause,
-        given=(str(causes["mismatch"]),) if cause else (),
+        given=(cause.strip(),) if cause else (),
     )

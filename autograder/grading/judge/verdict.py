@@ -16,6 +16,7 @@ from difflib import SequenceMatcher
 from ...check.checked import Checked
 from ...check.judging import judge
 from ...compare.causes import Diagnosed
+from ...compare.evidence import facts_of, is_cause, said, texts_of
 
 __all__ = ["keyed", "verdict", "NOT_ALL_RAN", "HIDDEN_WRONG"]
 
@@ -39,10 +40,10 @@ _SIMILAR = 0.75
 def _texts(options: dict) -> list[str]:
     """The question's own texts in a record's options: its causes, and the names of its parts."""
     causes = options.get("causes")
-    found = [str(v) for v in causes.values()] if isinstance(causes, dict) else []
+    found = [t for v in causes.values() for t in texts_of(v)] if isinstance(causes, dict) else []
     by = options.get("causes_by")  # check.grads' causes by what the learner's run did
     found += (
-        [str(v) for added in by.values() if isinstance(added, dict) for v in added.values()]
+        [t for added in by.values() if isinstance(added, dict) for v in added.values() for t in texts_of(v)]
         if isinstance(by, dict)
         else []
     )
@@ -118,9 +119,18 @@ def _hidden_message(reference: Checked, received, others: list[Checked] = ()) ->
             if text and text in reason:
                 reason = reason.replace(text, _without_inputs(text, variants))
         said.append(f"{_SUBJECT.get(reference.kind, 'It')} {reason}")
-    hint = options.get("hint")
-    hint = hint if isinstance(hint, str) and hint else ""
+    hint = _hint(options, received)
     return " ".join([HIDDEN_WRONG.format(name=reference.name), *dict.fromkeys(said), *([hint] if hint else [])])
+
+
+def _hint(options: dict, received) -> str:
+    """A check's hint as a hidden test says it: a sentence as written; a cause with its evidence (or a list of them)
+    weighed on the facts of the learner's run the record carries (``compare.evidence``); a hint by kind: none."""
+    hint = options.get("hint")
+    if isinstance(hint, str) or not (isinstance(hint, list) or is_cause(hint)):
+        return hint if isinstance(hint, str) else ""
+    carried = options.get("facts") and isinstance(received, tuple) and len(received) == 2
+    return said(hint, facts_of(received[0]) if carried else {})[0]
 
 
 def keyed(records: list[Checked]) -> dict[tuple[str, int], Checked]:

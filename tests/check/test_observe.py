@@ -1,0 +1,58 @@
+"""Do the observers report what the learner's run did (grad mode, autocast, module mode, checkpoints, backward
+calls, what happened to .grad between backward passes), and leave nothing installed behind?"""
+
+import torch
+from torch import nn
+from torch.utils.checkpoint import checkpoint
+
+from autograder.check import observe
+from autograder.compare.evidence import AUTOCAST, BACKWARDS, GRAD_BETWEEN, GRAD_MODE, RESEEDS, RNG, TRAINING
+
+
+def test_forward_modes_sees_no_grad_autocast_and_eval():
+    model, facts = nn.Sequential(nn.Linear(2, 2)), {}
+    with observe.forward_modes(model, facts):
+        model.eval()
+        with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+            model(torch.randn(1, 2))
+    assert facts[GRAD_MODE] == [False] and facts[AUTOCAST] == [True] and facts[TRAINING] == ["eval"]
+    assert not model._forward_pre_hooks and not model[0]._forward_pre_hooks
+
+
+def test_checkpoint_calls_sees_preserve_rng_state_however_checkpoint_was_imported():
+    facts, w = {}, torch.randn(2, requires_grad=True)
+    with observe.checkpoint_calls(facts):
+        checkpoint(torch.sin, w, use_reentrant=False, preserve_rng_state=False)
+        checkpoint(torch.sin, w, use_reentrant=True)
+    assert facts[RNG] == [False, True]
+
+
+def test_backward_calls_counts_backward_not_autograd_grad():
+    facts, w = {}, torch.randn(2, requires_grad=True)
+    with observe.backward_calls(facts):
+        torch.autograd.grad(w.sum(), w)
+        w.sum().backward()
+        w.sum().backward()
+    assert facts[BACKWARDS] == [2]
+
+
+def test_grad_between_backwards_tells_a_scale_from_a_reset():
+    w = torch.ones(3, requires_grad=True)
+    scaled, reset = {}, {}
+    with observe.grad_between_backwards([w], scaled):
+        (2 * w).sum().backward()
+        w.grad.mul_(0.5)
+        (2 * w).sum().backward()
+    w.grad = None
+    with observe.grad_between_backwards([w], reset):
+        (2 * w).sum().backward()
+        w.grad.zero_()
+        (2 * w).sum().backward()
+    assert scaled[GRAD_BETWEEN] == ["scaled"] and reset[GRAD_BETWEEN] == ["zeroed"]
+
+
+def test_checkpoint_calls_counts_reseeds_and_restores_manual_seed():
+    facts, seed = {}, torch.manual_seed
+    with observe.checkpoint_calls(facts):
+        torch.manual_seed(3)
+    assert facts[RESEEDS] == [1] and torch.manual_seed is seed

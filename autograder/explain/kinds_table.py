@@ -70,7 +70,18 @@ from __future__ import annotations
 
 import re
 
-from ..kinds import compiled, distributed, functions, graph, higher_order, hooks, notebook, precision, told_apart
+from ..kinds import (
+    catalogued,
+    compiled,
+    distributed,
+    functions,
+    graph,
+    higher_order,
+    hooks,
+    notebook,
+    precision,
+    told_apart,
+)
 from ..kinds.kind import MODIFIED_INPLACE, Kind, modified_inplace_message
 
 __all__ = [
@@ -99,6 +110,7 @@ KINDS: dict[str, Kind] = {
     **higher_order.MORE,
     **compiled.MORE,
     **distributed.MORE,
+    **catalogued.KINDS,
     **told_apart.KINDS,
     **notebook.KINDS,
 }

@@ -60,7 +60,12 @@ def _refine(kind, d, text, where, error):
         # an unpack hook: seen in the code, in the stack (an error inside it), or, for a dtype mismatch
         # with a 16-bit tensor (autocast's results meet float32 in forward, not here), registered where
         # the forward ran.
-        unpack_frame = re.search(r"_engine_run_backward[\s\S]*[:\s]\w*unpack\w*\s*$", where.calls, re.MULTILINE)
+        # a learner's unpack hook among the frames under the engine (torch's own, e.g. checkpoint's, are not evidence)
+        engine = where.calls.find("_engine_run_backward")
+        unpack_frame = engine >= 0 and any(
+            re.search(r"[:\s]\w*unpack\w*\s*$", line) and not _LIBRARY.search(line)
+            for line in where.calls[engine:].splitlines()
+        )
         sixteen = kind == "autocast_dtype_mismatch" and _SIXTEEN.search(
             text.strip().splitlines()[-1] if text.strip() else ""
         )

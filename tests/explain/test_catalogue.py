@@ -147,3 +147,19 @@ def test_real_code_on_this_torch_is_explained(kind):
     e = explain(info.value)
     assert e.kind == kind and e.family == KINDS[kind].family
     assert re.search(r"\b(?:[Tt]ry|[Cc]heck|[Ff]or a|[Tt]o cut|[Mm]ake)\b", e.fix)
+
+
+def test_an_error_in_torchs_own_unpack_hook_is_not_blamed_on_the_learners_hooks():
+    """Is an unknown error raised in checkpoint's own unpack hook (not the learner's) left unknown, not explained as
+    the learner's unpack hook failing?"""
+    from autograder.explain.context import Context
+    from autograder.explain.refine import refine
+
+    calls = (
+        "cell.py:<module>\n/x/site-packages/torch/autograd/graph.py:_engine_run_backward\n"
+        "/x/site-packages/torch/utils/checkpoint.py:unpack_hook"
+    )
+    where = Context(calls=calls, source="loss.backward()", known=True)
+    assert refine("unknown", {}, "CheckpointError: something new", where, None)[0] == "unknown"
+    mine = Context(calls=calls + "\ncell.py:my_unpack", source="loss.backward()", known=True)
+    assert refine("unknown", {}, "ValueError: bad", mine, None)[0] == "unpack_hook_backward"

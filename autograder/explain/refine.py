@@ -265,7 +265,7 @@ def _scaler_order(kind: str, d: dict, where: Context, callees: list[str] = ()) -
     what the code did where its calls show it, otherwise the causes the message itself allows (never
     one guessed); ``order``, the calls (kinds that say no more)."""
     # a pasted traceback quotes only the lines that raised: no evidence of what the code does not call
-    sources = () if where.sources == (where.calls,) else where.sources
+    sources = () if where.pasted else where.sources
     bound = {m for code in sources for m in _SCALER_BOUND.findall(_STRING.sub('""', code))}
     names = "".join(f"|{re.escape(name)}" for name in sorted(bound))
     per_code = [calls for calls in (_scaler_calls(code, names) for code in sources) if calls]

@@ -163,3 +163,19 @@ def test_an_error_in_torchs_own_unpack_hook_is_not_blamed_on_the_learners_hooks(
     assert refine("unknown", {}, "CheckpointError: something new", where, None)[0] == "unknown"
     mine = Context(calls=calls + "\ncell.py:my_unpack", source="loss.backward()", known=True)
     assert refine("unknown", {}, "ValueError: bad", mine, None)[0] == "unpack_hook_backward"
+
+
+def test_a_pasted_first_chapter_error_is_not_read_as_a_second_derivative():
+    """Is a pasted "does not require grad" whose only backward call is the learner's (torch's own frames quote
+    backward calls too) explained as the graph not built, not as a missing create_graph?"""
+    import traceback
+
+    def step():
+        loss = torch.tensor([1.0, 2.0]).sum()
+        loss.backward()
+
+    with pytest.raises(RuntimeError) as info:
+        step()
+    pasted = "".join(traceback.format_exception(info.value))
+    assert "torch.autograd.backward(" in pasted or "_engine_run_backward(" in pasted
+    assert explain(pasted).kind == "not_built"

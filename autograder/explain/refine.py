@@ -20,6 +20,7 @@ import ast
 import dataclasses
 import inspect
 import json
+import linecache
 import re
 import types
 from functools import lru_cache
@@ -124,6 +125,10 @@ def _refine(kind, d, text, where, error):
     elif kind == "lr_scheduler_order":
         if re.search(r"GradScaler|\bscaler\b", where.source):
             return "scaler_skipped_step", d
+    elif kind == "grad_is_none":
+        line = _failing_line(error, where)
+        read = re.search(r"[\w.\]\[]*\.grad\b(?!_)|\bgrad_(?:input|output)\b", line)
+        return (kind, {**d, "what": read.group(0)}) if read else ("unknown", {})
     elif kind == "name_not_defined":
         if d.get("name") in setup_names():
             return "setup_not_run", d
@@ -141,6 +146,18 @@ def _refine(kind, d, text, where, error):
         )
         return kind, {**d, "what": what}
     return kind, d
+
+
+def _failing_line(error, where: Context) -> str:
+    """The learner's line that raised: the last frame of ``error``'s traceback, or a paste's last quoted line."""
+    tb = getattr(error, "__traceback__", None)
+    if tb is None:
+        quoted = (x for x in where.source.splitlines() if x.startswith(" "))  # code, not the message
+        lines = [x for x in quoted if x.strip() and not set(x.strip()) <= set("^~ ")]
+        return lines[-1] if lines else ""
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return linecache.getline(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
 
 
 def _uncommented(code: str) -> str:

@@ -230,6 +230,20 @@ KINDS: dict[str, Kind] = {
     name: Kind(family, "", (_N[chapter], heading), cause, fix, types)
     for name, (family, chapter, heading, cause, fix, types) in _DEFS.items()
 }
+# Python's own message on None; explain_refine keeps this kind only where the failing line reads a .grad
+KINDS["grad_is_none"] = Kind(
+    "not built",
+    r"unsupported operand type\(s\) for .*'NoneType'|'NoneType' object has no attribute",
+    (_N[2], "ends up"),
+    "The failing line reads {what}, and it is None. A .grad stays None when one of these holds (check each): "
+    "no backward() has run yet (or zero_grad(set_to_none=True) ran after it); the tensor is not a leaf (the "
+    "result of an operation, including w.to(device) or w.double() after requires_grad=True) and retain_grad() "
+    "was not called; it has requires_grad=False; or the loss does not depend on it (unused, or cut by detach(), "
+    "no_grad or .item()). A hook's grad_input is None for an input that does not require grad.",
+    "Try printing t.is_leaf, t.requires_grad and loss.grad_fn before backward(); read .grad after backward() "
+    "and before zero_grad(); call t.retain_grad() for an intermediate.",
+    ("TypeError", "AttributeError"),
+)
 
 CATALOGUE_PATH = Path(__file__).with_name("catalogue.tsv")
 

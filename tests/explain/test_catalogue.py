@@ -135,7 +135,7 @@ TRIGGERS = {
 
 def test_every_catalogued_kind_has_a_trigger():
     """Is every kind named from the catalogue raised by real code below?"""
-    assert set(catalogued.KINDS) - {"compile_requires_grad_output"} == set(TRIGGERS)
+    assert set(catalogued.KINDS) - {"compile_requires_grad_output", "grad_is_none"} == set(TRIGGERS)
 
 
 @pytest.mark.parametrize("kind", TRIGGERS)
@@ -179,3 +179,29 @@ def test_a_pasted_first_chapter_error_is_not_read_as_a_second_derivative():
     pasted = "".join(traceback.format_exception(info.value))
     assert "torch.autograd.backward(" in pasted or "_engine_run_backward(" in pasted
     assert explain(pasted).kind == "not_built"
+
+
+def _read_grad_of_a_nonleaf():
+    y = _leaf() * 2
+    (y**2).sum().backward()
+    return y.grad.norm()
+
+
+def _none_elsewhere():
+    config = None
+    return config.lr
+
+
+def test_grad_is_none_is_explained_only_on_a_line_that_reads_grad():
+    """Is an error on None explained with the list of reasons a .grad is None when its line reads .grad (as an
+    exception and as a paste), and left unknown when it does not?"""
+    import traceback
+
+    with pytest.raises(AttributeError) as info:
+        _read_grad_of_a_nonleaf()
+    e = explain(info.value)
+    assert e.kind == "grad_is_none" and "y.grad" in e.cause and "retain_grad" in e.cause
+    assert explain("".join(traceback.format_exception(info.value))).kind == "grad_is_none"
+    with pytest.raises(AttributeError) as other:
+        _none_elsewhere()
+    assert explain(other.value).kind == "unknown"

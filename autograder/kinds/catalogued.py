@@ -106,7 +106,7 @@ _DEFS = {
     "detach_view_inplace": (
         "usage",
         6,
-        "detach",
+        "one tensor cut",
         "detach_() was called on a view (a slice, or a gradient that DDP keeps as a view of its "
         "bucket): a view cannot be cut from the graph in place.",
         "Try the out-of-place y = y.detach(); for gradients, optimizer.zero_grad(set_to_none=True).",
@@ -115,7 +115,7 @@ _DEFS = {
     "inference_requires_grad": (
         "changed",
         6,
-        "inference_mode",
+        "no_grad, an",
         "A tensor created under torch.inference_mode() was asked to require grad outside it. "
         "Inference tensors carry no version counter, so autograd cannot record them.",
         "Try computing it under torch.no_grad() instead of inference_mode(), or make a normal tensor "
@@ -125,7 +125,7 @@ _DEFS = {
     "copy_construct": (
         "not built",
         6,
-        "detach",
+        "one tensor cut",
         "torch.tensor(t) was called on a tensor: it copies the values only, so the copy has no "
         "grad_fn and gradients will not flow back to t (the graph is cut here).",
         "For a copy in the graph try t.clone(); for a copy outside it, t.detach().clone() (and "

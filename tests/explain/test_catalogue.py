@@ -205,3 +205,12 @@ def test_grad_is_none_is_explained_only_on_a_line_that_reads_grad():
     with pytest.raises(AttributeError) as other:
         _none_elsewhere()
     assert explain(other.value).kind == "unknown"
+
+
+@pytest.mark.parametrize("kind", list(catalogued.KINDS))
+def test_each_catalogued_kind_links_a_section_not_the_chapter_title(kind):
+    """Does each kind named from the catalogue link a numbered section (or the Pitfalls) of its lesson?"""
+    from autograder.lessons import lesson
+
+    anchor = lesson(*catalogued.KINDS[kind].lesson).split("#")[1]
+    assert not anchor.startswith("Chapter-"), anchor

@@ -26,6 +26,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from ..lessons import COURSE_ROOT, lesson
+from .catalogue import catalogued_kind
 from .context import context
 from .kinds_table import KINDS, MODIFIED_INPLACE, UNKNOWN, Kind, modified_inplace_message
 from .refine import refine
@@ -264,6 +265,8 @@ def explain(error, stack=None) -> Explanation:
         if found:
             _, _, kind, match = max(found, key=lambda f: f[:2])
             details = {k: v for k, v in match.groupdict().items() if v is not None}
+        elif catalogued_kind(text) in KINDS:  # another wording, or a kind named from PyTorch's own messages
+            kind = catalogued_kind(text)
         for key in ("op", "function"):  # SigmoidBackward0 -> Sigmoid, TwoBackward -> Two
             if key in details:
                 details[key] = re.sub(r"Backward\d*$", "", details[key]) or details[key]

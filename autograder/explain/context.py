@@ -45,6 +45,7 @@ class Context:
     create_graph: bool | None = None  # what the failing torch.autograd.grad/backward was passed
     innermost: str = ""  # "file:function" of the frame that raised (a pasted traceback: its last File line)
     sources: tuple = ()  # the code of each learner frame apart, outermost (the cell, the loop) first
+    pasted: bool = False  # read from a pasted traceback's text: it quotes only the lines that ran into the error
 
     def called(self, pattern: str) -> bool:
         """Does a frame's ``file:function`` match ``pattern`` (a regex)?"""
@@ -76,6 +77,27 @@ def _source(frame) -> str:
         return ""
 
 
+# a frame's header in a pasted traceback: Python's ``File "...", line N, in f`` or IPython's ``File ~/...:N, in f``
+# and ``Cell In[3], line 4``
+_FRAME_HEADER = re.compile(r"^\s*(?:File [\"~/\\]|Cell In\[)", re.MULTILINE)
+
+
+def _learners_lines(text: str) -> str:
+    """The code a pasted traceback quotes from the learner's frames (not torch's, Python's or the course's): the
+    lines under each frame header whose file is not a library's. A text with no frame header is returned as is."""
+    starts = [m.start() for m in _FRAME_HEADER.finditer(text)]
+    if not starts:
+        return text
+    blocks = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+    mine = []
+    for block in blocks:
+        header, _, body = block.partition("\n")
+        path = re.search(r'File "([^"]+)"|File (\S+?):\d+', header)
+        if not path or not _LIBRARY.search(path.group(1) or path.group(2)):
+            mine.append(body)
+    return "\n".join(mine)
+
+
 def _is_function_backward(frame) -> bool:
     """Is ``frame`` the backward (or jvp/vjp) of a custom autograd.Function? Its ``ctx`` is then the
     Node autograd made for the Function (a ``BackwardCFunction``)."""
@@ -99,7 +121,10 @@ def context(error) -> Context:
                 name in ("backward", "jvp") and not _LIBRARY.search(file)
                 for file, name in re.findall(r'File "([^"]+)", line \d+, in (\S+)', error[engine:])
             )
-            return Context(error, error, bool(error.strip()), backward, innermost=innermost, sources=(error,))
+            mine = _learners_lines(error)
+            return Context(
+                error, mine, bool(error.strip()), backward, innermost=innermost, sources=(mine,), pasted=True
+            )
         calls, sources, function_backward, create_graph, seen = [], [], False, None, set()
         innermost = ""
         stack = error if isinstance(error, types.FrameType) else None

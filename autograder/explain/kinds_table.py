@@ -50,6 +50,10 @@ compile (13)   ``compile_builtin``, ``compile_item``, ``compile_data_dependent``
 DDP (ch 14)    ``ddp_ready_twice``, ``ddp_unused_parameters``, ``ddp_no_process_group``,
                ``ddp_static_graph_changed``, ``ddp_model_mismatch``, ``ddp_no_trainable_parameters``,
                ``dist_address_in_use`` (usage)
+catalogued     kinds named from PyTorch's own messages (``autograder/kinds/catalogue.tsv``, read from torch
+               2.13; :mod:`autograder.kinds.catalogued`), chapters 1-14: leaves and requires_grad, detach and
+               inference mode, gradcheck, autograd.functional and forward AD, compile, DDP; ``grad_is_none``
+               (an error on None on a line that reads ``.grad``); a catalogued message with no kind is unknown
 notebook       ``name_not_defined``: not autograd's, a cell ran before the cell that defines a name;
                ``setup_not_run``: a name the set-up cell defines (torch, nn, ...)
                ``check_helpers_not_run``: a name an exercise's folded check helpers define
@@ -70,7 +74,18 @@ from __future__ import annotations
 
 import re
 
-from ..kinds import compiled, distributed, functions, graph, higher_order, hooks, notebook, precision, told_apart
+from ..kinds import (
+    catalogued,
+    compiled,
+    distributed,
+    functions,
+    graph,
+    higher_order,
+    hooks,
+    notebook,
+    precision,
+    told_apart,
+)
 from ..kinds.kind import MODIFIED_INPLACE, Kind, modified_inplace_message
 
 __all__ = [
@@ -99,6 +114,7 @@ KINDS: dict[str, Kind] = {
     **higher_order.MORE,
     **compiled.MORE,
     **distributed.MORE,
+    **catalogued.KINDS,
     **told_apart.KINDS,
     **notebook.KINDS,
 }

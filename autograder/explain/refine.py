@@ -20,6 +20,7 @@ import ast
 import dataclasses
 import inspect
 import json
+import linecache
 import re
 import types
 from functools import lru_cache
@@ -60,7 +61,12 @@ def _refine(kind, d, text, where, error):
         # an unpack hook: seen in the code, in the stack (an error inside it), or, for a dtype mismatch
         # with a 16-bit tensor (autocast's results meet float32 in forward, not here), registered where
         # the forward ran.
-        unpack_frame = re.search(r"_engine_run_backward[\s\S]*[:\s]\w*unpack\w*\s*$", where.calls, re.MULTILINE)
+        # a learner's unpack hook among the frames under the engine (torch's own, e.g. checkpoint's, are not evidence)
+        engine = where.calls.find("_engine_run_backward")
+        unpack_frame = engine >= 0 and any(
+            re.search(r"[:\s]\w*unpack\w*\s*$", line) and not _LIBRARY.search(line)
+            for line in where.calls[engine:].splitlines()
+        )
         sixteen = kind == "autocast_dtype_mismatch" and _SIXTEEN.search(
             text.strip().splitlines()[-1] if text.strip() else ""
         )
@@ -119,6 +125,10 @@ def _refine(kind, d, text, where, error):
     elif kind == "lr_scheduler_order":
         if re.search(r"GradScaler|\bscaler\b", where.source):
             return "scaler_skipped_step", d
+    elif kind == "grad_is_none":
+        line = _failing_line(error, where)
+        read = re.search(r"[\w.\]\[]*\.grad\b(?!_)|\bgrad_(?:input|output)\b", line)
+        return (kind, {**d, "what": read.group(0)}) if read else ("unknown", {})
     elif kind == "name_not_defined":
         if d.get("name") in setup_names():
             return "setup_not_run", d
@@ -136,6 +146,18 @@ def _refine(kind, d, text, where, error):
         )
         return kind, {**d, "what": what}
     return kind, d
+
+
+def _failing_line(error, where: Context) -> str:
+    """The learner's line that raised: the last frame of ``error``'s traceback, or a paste's last quoted line."""
+    tb = getattr(error, "__traceback__", None)
+    if tb is None:
+        quoted = (x for x in where.source.splitlines() if x.startswith(" "))  # code, not the message
+        lines = [x for x in quoted if x.strip() and not set(x.strip()) <= set("^~ ")]
+        return lines[-1] if lines else ""
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return linecache.getline(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
 
 
 def _uncommented(code: str) -> str:
@@ -260,7 +282,7 @@ def _scaler_order(kind: str, d: dict, where: Context, callees: list[str] = ()) -
     what the code did where its calls show it, otherwise the causes the message itself allows (never
     one guessed); ``order``, the calls (kinds that say no more)."""
     # a pasted traceback quotes only the lines that raised: no evidence of what the code does not call
-    sources = () if where.sources == (where.calls,) else where.sources
+    sources = () if where.pasted else where.sources
     bound = {m for code in sources for m in _SCALER_BOUND.findall(_STRING.sub('""', code))}
     names = "".join(f"|{re.escape(name)}" for name in sorted(bound))
     per_code = [calls for calls in (_scaler_calls(code, names) for code in sources) if calls]

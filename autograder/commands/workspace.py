@@ -79,7 +79,9 @@ def sync(course: Path, mine: Path) -> list[str]:
             continue  # the learner's own work on the release they have
         beside = newer_name(copy)
         if beside.exists() and digest(beside) not in (offered.get(name), release):
-            said.append(f"a newer release of {name} is in the course; you edited {beside.name}, so it was left as it is")
+            said.append(
+                f"a newer release of {name} is in the course; you edited {beside.name}, so it was left as it is"
+            )
             continue
         if not beside.exists() or digest(beside) != release:
             _copy(source, beside)

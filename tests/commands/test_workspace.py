@@ -162,7 +162,9 @@ def test_a_learners_clone_pulls_a_newer_commit_and_keeps_their_answers(tmp_path)
     git(clone, "pull", "-q", "--ff-only")
     started = subprocess.run(
         [sys.executable, "-m", "autograder", "workspace", "--course", str(clone)],
-        env=env, capture_output=True, text=True,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert started.returncode == 0, started.stderr
     mine = clone / "my-work"

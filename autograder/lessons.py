@@ -13,9 +13,19 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["COURSE_ROOT", "lesson", "heading_ids"]
+__all__ = ["COURSE_ROOT", "LEARNER_FOLDER", "learner_root", "lesson", "heading_ids"]
 
 COURSE_ROOT = Path(__file__).resolve().parents[1]
+# The learner's own copies of notebooks/ and exercises/ (``python -m autograder workspace``, which
+# ``./course lab`` runs): ignored by git, so a learner's answers never touch the committed files.
+LEARNER_FOLDER = COURSE_ROOT / "my-work"
+
+
+def learner_root(folder: str | Path) -> Path:
+    """The root of the course as seen from ``folder``: the learner's folder when ``folder`` is
+    inside it (links from a learner's notebook go to the learner's copies), else the repository."""
+    here = Path(folder).resolve()
+    return LEARNER_FOLDER if here.is_relative_to(LEARNER_FOLDER.resolve()) else COURSE_ROOT
 
 
 def lesson(notebook: str, heading_word: str) -> str:

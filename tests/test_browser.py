@@ -540,7 +540,10 @@ def test_exercise_check_accepts_a_right_answer_and_diagnoses_a_mistake(open_note
 
 # --- The learner's first hour: the course started exactly as `./course lab` starts it -------------
 
-START_PAGE = "notebooks/00_start.ipynb"
+# `./course lab` opens the learner's own copies (my-work/, made from notebooks/ and exercises/ on the
+# first start), so that a learner's answers never touch the committed files.
+MINE = "my-work/"
+START_PAGE = f"{MINE}notebooks/00_start.ipynb"
 # nbgrader's instructor tools and JupyterLab's news must not reach a learner (jupyter/learner/):
 # the commands those plugins would register, and the words they would show.
 INSTRUCTOR_COMMANDS = ["nbgrader:open-create-assignment", "nbgrader:open-formgrader", "nbgrader:open-course-list"]
@@ -700,12 +703,12 @@ def test_learner_first_hour_through_course_lab(course_lab, browser):
             assert error.code == 404, error
         assert not problems, "\n".join(problems)
 
-        lesson = "notebooks/01_dynamic_graph.ipynb"
+        lesson = f"{MINE}notebooks/01_dynamic_graph.ipynb"
         _click_link_to(page, lesson, "Lesson 1:")
         _opened(page, lesson)
         page.screenshot(path=str(ARTIFACTS / "learner-2-lesson1.png"))
 
-        exercise = f"exercises/{EXERCISE}/{EXERCISE}.ipynb"
+        exercise = f"{MINE}exercises/{EXERCISE}/{EXERCISE}.ipynb"
         assert _click_link_to(page, exercise, "Exercise 1:") == lesson, "lesson 1 has no link to exercise 1"
         _opened(page, exercise)
         page.wait_for_timeout(1500)  # JupyterLab rewrites metadata that differs from its kernel's
@@ -725,10 +728,10 @@ def test_learner_first_hour_through_course_lab(course_lab, browser):
         page.screenshot(path=str(ARTIFACTS / "learner-3-exercise1-check.png"))
         assert re.search(r"^OK\b", shown, re.M), f"no OK line after a right answer:\n{shown}"
 
-        assert _click_link_to(page, "notebooks/02_leaf_tensors.ipynb", "Lesson 2:") == exercise, (
+        assert _click_link_to(page, f"{MINE}notebooks/02_leaf_tensors.ipynb", "Lesson 2:") == exercise, (
             "exercise 1 has no link to lesson 2"
         )
-        _opened(page, "notebooks/02_leaf_tensors.ipynb")
+        _opened(page, f"{MINE}notebooks/02_leaf_tensors.ipynb")
         page.screenshot(path=str(ARTIFACTS / "learner-4-lesson2.png"))
         problems = _no_instructor_tools_nor_news(page)
         assert not problems, "\n".join(problems)

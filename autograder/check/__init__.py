@@ -40,6 +40,7 @@ from ..compare.evidence import cause
 from ..explain import explain
 from .checked import CHECKED_WHEN_GRADED, WITHHELD, Checked
 from .judging import judge
+from .summary import summary, watch
 
 __all__ = [
     "CheckFailed",
@@ -56,8 +57,11 @@ __all__ = [
     "predictions",
     "judge",
     "report_to",
+    "summary",
     "warnings_to_stdout",
 ]
+
+watch()  # check.summary() reads what the cells run from here on did
 
 
 _hook: Callable[[Checked], None] | None = None

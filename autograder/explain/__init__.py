@@ -25,7 +25,7 @@ import traceback
 import warnings
 from dataclasses import dataclass, field
 
-from ..lessons import COURSE_ROOT, lesson
+from ..lessons import COURSE_ROOT, learner_root, lesson
 from .catalogue import catalogued_kind
 from .context import context
 from .kinds_table import KINDS, MODIFIED_INPLACE, UNKNOWN, Kind, modified_inplace_message
@@ -190,11 +190,13 @@ class Explanation:
         """The lesson as a link relative to the folder ``start`` (default: the current folder,
         which Jupyter sets to the folder of the notebook that runs): from ``notebooks/``
         ``../notebooks/05_....ipynb#anchor``, from ``exercises/<id>/``
-        ``../../notebooks/05_....ipynb#anchor``. A URL is returned as it is."""
+        ``../../notebooks/05_....ipynb#anchor``; inside the learner's folder (``my-work/``), to the
+        learner's own copy of the lesson. A URL is returned as it is."""
         if re.match(r"[a-z]+://", self.lesson):
             return self.lesson
         try:
-            root = os.path.relpath(COURSE_ROOT, os.getcwd() if start is None else start)
+            start = os.getcwd() if start is None else start
+            root = os.path.relpath(learner_root(start), start)
         except ValueError:  # another drive (Windows): no relative link exists
             return COURSE_ROOT.joinpath(self.lesson).as_uri()
         return f"{root}/{self.lesson}".replace(os.sep, "/")

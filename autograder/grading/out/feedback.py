@@ -89,7 +89,8 @@ def feedback_notebook(result: Result) -> nbformat.NotebookNode:
     it: :func:`feedback_html` writes it from ``result``)."""
     nb = copy.deepcopy(result.notebook) if result.notebook is not None else nbformat.v4.new_notebook()
     redact(nb)
-    nb.cells = [c for c in nb.cells if grade_id(c) != "next_steps"]
+    # links into the course, and check.summary() (the page's own summary says it from the verdicts)
+    nb.cells = [c for c in nb.cells if grade_id(c) not in ("next_steps", "where_you_stand_text", "where_you_stand")]
     for cell in nb.cells:
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":  # in any cell: the message says enough

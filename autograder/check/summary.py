@@ -1,0 +1,153 @@
+"""``check.summary()``: where the learner stands in the exercise open in this kernel, from the checks
+that ran in it (nothing is run again).
+
+Importing :mod:`autograder.check` (every exercise's set-up cell does) calls :func:`watch`, which
+records the outcome of every cell the kernel runs from then on: its source, and whether it raised
+(the first line of the message). :func:`summary` finds the exercise those cells belong to, by the
+sources of its cells (the check cells are locked, so they read as released), and says for each
+question *passed*, *failed* (the first line of its cause) or *not run yet*, then that graders also
+run hidden tests. Under the class grader (``report_to`` set) it prints nothing: the feedback page
+gives the verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..lessons import COURSE_ROOT, LEARNER_FOLDER
+
+__all__ = ["Question", "questions", "summarize", "summary", "watch"]
+
+# The last outcome of each cell source run in this kernel: (source stripped) -> "" (it ran without
+# an error) or the first line of what it raised.
+_outcomes: dict[str, str] = {}
+_watching = False
+
+HIDDEN_TESTS = (
+    "These are the checks you can see, as they last ran in this kernel. Graders also run hidden tests "
+    "(the same questions at other inputs), so a question that passes here can still lose points."
+)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    first = text[0] if text else ""
+    if type(error).__name__ == "CheckFailed":
+        return first
+    return f"{type(error).__name__}: {first}" if first else type(error).__name__
+
+
+def _record(result) -> None:
+    """IPython's ``post_run_cell`` callback: remember how this cell's source last ended."""
+    source = (getattr(result.info, "raw_cell", None) or "").strip()
+    if source:
+        error = result.error_in_exec or result.error_before_exec
+        _outcomes[source] = "" if error is None else _first_line(error) or "it raised an error"
+
+
+def watch() -> None:
+    """Record every cell this IPython kernel runs from now on (once; nothing outside IPython)."""
+    global _watching
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover (IPython comes with the course)
+        return
+    shell = get_ipython()
+    if shell is not None and not _watching:
+        shell.events.register("post_run_cell", _record)
+        _watching = True
+
+
+@dataclass(frozen=True)
+class Question:
+    """One graded question of an exercise: its number, points and the source of its check cell."""
+
+    number: int
+    points: float
+    check: str
+
+
+def _cells(path: Path) -> list[dict]:
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    for cell in cells:
+        source = cell.get("source", "")
+        cell["source"] = "".join(source) if isinstance(source, list) else str(source)
+    return cells
+
+
+def questions(path: Path) -> list[Question]:
+    """The questions of the exercise notebook at ``path``: its nbgrader check cells (``qN_check``)."""
+    found = []
+    for cell in _cells(path):
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        number = re.fullmatch(r"q(\d+)_check", str(meta.get("grade_id", "")))
+        if meta.get("grade") and number:
+            found.append(Question(int(number[1]), float(meta.get("points") or 0), cell["source"].strip()))
+    return found
+
+
+def _candidates() -> list[Path]:
+    """Notebooks the kernel may be running: its own (Jupyter names it), the learner's copies, the
+    release and the sources (which carry the hidden tests)."""
+    own = [Path(p) for p in (os.environ.get("JPY_SESSION_NAME", ""),) if p.endswith(".ipynb")]
+    folders = (LEARNER_FOLDER / "exercises", COURSE_ROOT / "exercises", COURSE_ROOT / "solutions")
+    return own + [path for folder in folders for path in sorted(folder.glob("*/*.ipynb"))]
+
+
+def _ran_here(path: Path) -> int:
+    """How many of the notebook's code cells (other than this summary) ran in this kernel as they read."""
+    return sum(
+        1
+        for cell in _cells(path)
+        if cell.get("cell_type") == "code"
+        and cell["source"].strip() in _outcomes
+        and "check.summary()" not in cell["source"]
+    )
+
+
+def summarize(title: str, asked: list[Question], outcomes: dict[str, str]) -> str:
+    """The summary's text: one line per question, passed / failed (the cause's first line) / not run yet."""
+    lines, passed, points, total = [], 0, 0.0, 0.0
+    for question in asked:
+        total += question.points
+        outcome = outcomes.get(question.check)
+        if outcome is None:
+            verdict = "not run yet"
+        elif outcome == "":
+            verdict, passed, points = "passed", passed + 1, points + question.points
+        else:
+            verdict = f"failed: {outcome}"
+        lines.append(f"  Question {question.number} ({question.points:g} points): {verdict}")
+    head = f"{title}: {passed} of {len(asked)} questions pass here ({points:g} of {total:g} points)."
+    return "\n".join([head, *lines, HIDDEN_TESTS])
+
+
+def summary() -> None:
+    """Print where the learner stands in the exercise this kernel runs (see the module's docstring)."""
+    from . import _hook
+
+    if _hook is not None:  # the class grader's process: its feedback page gives the verdict
+        return
+    ranked = sorted(((_ran_here(path), -i, path) for i, path in enumerate(_candidates())), reverse=True)
+    if not ranked or ranked[0][0] == 0:
+        print("No cell of an exercise has run in this kernel yet: run the notebook from the top, then this cell.")
+        print(HIDDEN_TESTS)
+        return
+    path = ranked[0][2]
+    print(summarize(_title(path), questions(path), _outcomes))
+
+
+def _title(path: Path) -> str:
+    """The exercise's heading ("Exercise 1: the graph is built as the code runs"), else its file's name."""
+    for cell in _cells(path):
+        heading = re.match(r"#\s+(.+)", cell["source"]) if cell.get("cell_type") == "markdown" else None
+        if heading:
+            return heading[1].strip()
+    return path.stem

@@ -235,14 +235,22 @@ KINDS["grad_is_none"] = Kind(
     "not built",
     r"unsupported operand type\(s\) for .*'NoneType'|'NoneType' object has no attribute",
     (_N[2], "ends up"),
-    "The failing line reads {what}, and it is None. A .grad stays None when one of these holds (check each): "
+    "The failing line reads {what}, and it is None. {why}",
+    "{try_this}",
+    ("TypeError", "AttributeError"),
+)
+# What grad_is_none says when the tensor could not be looked at (a paste; an expression with a call): every cause.
+GRAD_IS_NONE_CAUSES = (
+    "A .grad stays None when one of these holds (check each): "
     "no backward() has run yet (or zero_grad(set_to_none=True) ran after it); the tensor is not a leaf (the "
     "result of an operation, including w.to(device) or w.double() after requires_grad=True) and retain_grad() "
     "was not called; it has requires_grad=False; or the loss does not depend on it (unused, or cut by detach(), "
-    "no_grad or .item()). A hook's grad_input is None for an input that does not require grad.",
+    "no_grad, .item() or torch.tensor([...]) of its values). A hook's grad_input is None for an input that does "
+    "not require grad."
+)
+GRAD_IS_NONE_TRY = (
     "Try printing t.is_leaf, t.requires_grad and loss.grad_fn before backward(); read .grad after backward() "
-    "and before zero_grad(); call t.retain_grad() for an intermediate.",
-    ("TypeError", "AttributeError"),
+    "and before zero_grad(); call t.retain_grad() for an intermediate."
 )
 
 CATALOGUE_PATH = Path(__file__).with_name("catalogue.tsv")

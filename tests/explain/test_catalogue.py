@@ -200,11 +200,62 @@ def test_grad_is_none_is_explained_only_on_a_line_that_reads_grad():
     with pytest.raises(AttributeError) as info:
         _read_grad_of_a_nonleaf()
     e = explain(info.value)
-    assert e.kind == "grad_is_none" and "y.grad" in e.cause and "retain_grad" in e.cause
+    assert e.kind == "grad_is_none" and "y is not a leaf" in e.cause and "retain_grad" in e.fix
     assert explain("".join(traceback.format_exception(info.value))).kind == "grad_is_none"
     with pytest.raises(AttributeError) as other:
         _none_elsewhere()
     assert explain(other.value).kind == "unknown"
+
+
+def _grad_of(make):
+    """The error of reading ``.grad`` of what ``make()`` returns after a backward that used it."""
+    with pytest.raises((AttributeError, TypeError)) as info:
+        make()
+    return info.value
+
+
+def _scaled_init():
+    w = torch.randn(3, requires_grad=True) * 0.01  # an operation: w is not a leaf
+    (w * 2).sum().backward()
+    w.grad.zero_()
+
+
+def _frozen():
+    w = torch.ones(3)
+    b = torch.ones(3, requires_grad=True)
+    (w * b).sum().backward()
+    return w.grad * 0.1
+
+
+class _TwoHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.used, self.unused = nn.Linear(2, 1), nn.Linear(2, 1)
+
+    def forward(self, x):
+        return self.used(x)
+
+
+def _unused_module():
+    net = _TwoHeads()
+    net(torch.ones(1, 2)).sum().backward()
+    return {n: p.grad.norm() for n, p in net.named_parameters()}
+
+
+def test_grad_is_none_names_the_cause_it_sees_on_the_tensor_itself():
+    """Where the failing frame holds the tensor whose .grad is None, is the cause the one that tensor shows (not a
+    leaf: made by an operation; requires_grad False; a leaf the loss never reached, named as the module's
+    parameter), and the list of all causes only where the tensor cannot be looked at (a paste)?"""
+    import traceback
+
+    nonleaf = explain(_grad_of(_scaled_init))
+    assert "w is not a leaf" in nonleaf.cause and "MulBackward0" in nonleaf.cause and "requires_grad_()" in nonleaf.fix
+    frozen = explain(_grad_of(_frozen))
+    assert "w has requires_grad=False" in frozen.cause and "not a leaf" not in frozen.cause
+    unused = explain(_grad_of(_unused_module))
+    assert "unused.weight of a module" in unused.cause and "not a leaf" not in unused.cause
+    pasted = explain("".join(traceback.format_exception(_grad_of(_scaled_init))))
+    assert pasted.kind == "grad_is_none" and "check each" in pasted.cause
 
 
 @pytest.mark.parametrize("kind", list(catalogued.KINDS))

@@ -3,6 +3,7 @@ and what was left out or counted twice named from the parts the question lists."
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 from .causes import key as cause_key
@@ -37,6 +38,21 @@ _GRAPH_GOES = (
     "A graph's saved tensors go when backward frees them, or, with retain_graph=True, only when nothing "
     "references the graph any more (its loss rebound to the next step's)."
 )
+
+
+def _or_twice(unsaved: Diagnosis, twice: list[tuple[str, ...]]) -> Diagnosis:
+    """``unsaved``'s diagnosis (tensors no Node saves, counted), with, where saved storages of the same
+    total size exist (``twice``), the other reading of the same excess: those counted twice. The
+    figure alone cannot tell them apart, so both are said, as questions."""
+    if not twice:
+        return unsaved
+    also = (
+        f" Or was {_named(twice)} counted twice? A storage saved by several Nodes (or through views, or as one "
+        "layer's output and the next one's input) is kept, and counted, once."
+    )
+    return dataclasses.replace(
+        unsaved, message=unsaved.message + also, reason=unsaved.reason + also, given=unsaved.given + _names_in(twice)
+    )
 
 
 # what a figure counted at k B per element, where the dtype has more, is said to have taken (no hidden dtype named)
@@ -247,7 +263,8 @@ def diagnose_bytes(
         size, parts if diff < 0 else {**parts, **unsaved}, rank=lambda combo: sum(n in parts for n in combo)
     ):
         if any(n in unsaved for combo in combos for n in combo):
-            return unsaved_message(combos)
+            # the same excess may also be saved storages counted twice: say both, never pick one unseen
+            return _or_twice(unsaved_message(combos), _sum_matches(size, parts) if diff > 0 else [])
         return saved_message(combos)
     if narrow := smaller_element((2,)):
         return narrow

@@ -300,3 +300,19 @@ def test_an_attached_tensor_without_grad_fn_is_not_called_a_leaf():
     the sandbox loses its grad_fn) told it is attached, without calling it a leaf?"""
     d = diagnose(torch.ones(2, requires_grad=True), torch.ones(2), "d loss / d h")
     assert d.kind == "attached" and "(requires_grad=True)" in d.message and "leaf" not in d.message, d.message
+
+
+def test_an_excess_that_two_readings_explain_names_both_as_questions():
+    """A figure too high by what two tensors no Node saves add up to, and also by what two saved storages add up
+    to (a ReLU output counted again as the next Linear's input): is the second reading said too, since the figure
+    cannot tell a storage counted twice from tensors nobody saves?"""
+    from autograder.compare import diagnose_bytes
+
+    parts = {"the ReLU output": 96, "the Tanh output": 192}
+    unsaved = {"the first Linear's output": 96, "the second Linear's output": 192}
+    d = diagnose_bytes(600 + 288, 600, parts=parts, unsaved=unsaved)
+    assert d.kind == "unsaved" and "the first Linear's output + the second Linear's output" in d.message
+    assert "Or was the ReLU output + the Tanh output counted twice?" in d.message
+    assert "the Tanh output" in d.given and "counted twice" in d.reason
+    alone = diagnose_bytes(600 + 288, 600, parts={"x": 5}, unsaved=unsaved)
+    assert "counted twice" not in alone.message

@@ -198,8 +198,9 @@ def draw(
             dot.edge(ids[node.name], ids[nxt])
     unknown = [name for name in notes or {} if name not in ids]
     if unknown:
-        raise ValueError(f"draw(notes=...): no Node named {', '.join(unknown)} in this graph; its Nodes are "
-                         f"{', '.join(ids)}")
+        raise ValueError(
+            f"draw(notes=...): no Node named {', '.join(unknown)} in this graph; its Nodes are {', '.join(ids)}"
+        )
     for j, (name, text) in enumerate((notes or {}).items()):
         dot.node(f"note{j}", text, **_STYLE["note"])
         dot.edge(f"note{j}", ids[name], style="dotted", arrowhead="none")

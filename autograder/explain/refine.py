@@ -27,6 +27,7 @@ from functools import lru_cache
 
 from ..lessons import COURSE_ROOT
 from .context import _LIBRARY, Context
+from .grad_none import failing_frame, grad_is_none_evidence
 
 __all__ = ["refine", "setup_names", "check_helper_names"]
 
@@ -130,7 +131,7 @@ def _refine(kind, d, text, where, error):
         read = re.search(r"[\w.\]\[]*\.grad\b(?!_)|\bgrad_(?:input|output)\b", line)
         if not read:
             return "unknown", {}
-        return kind, {**d, "what": read.group(0), **grad_is_none_evidence(read.group(0), _failing_frame(error))}
+        return kind, {**d, "what": read.group(0), **grad_is_none_evidence(read.group(0), failing_frame(error))}
     elif kind == "name_not_defined":
         if d.get("name") in setup_names():
             return "setup_not_run", d
@@ -160,96 +161,6 @@ def _failing_line(error, where: Context) -> str:
     while tb.tb_next is not None:
         tb = tb.tb_next
     return linecache.getline(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
-
-
-def _failing_frame(error):
-    """The frame of ``error``'s last traceback entry (where the learner's line raised), or None."""
-    tb = getattr(error, "__traceback__", None)
-    if tb is None:
-        return None
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    return tb.tb_frame
-
-
-def _resolve(dotted: str, frame):
-    """The object a dotted name (``W``, ``model.proj.weight``) is bound to in ``frame``: looked up
-    with getattr only (no call, no indexing), None when any part is missing or ``frame`` is None."""
-    if frame is None or not re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", dotted):
-        return None
-    first, *rest = dotted.split(".")
-    scope = {**frame.f_globals, **frame.f_locals}
-    if first not in scope:
-        return None
-    obj = scope[first]
-    for part in rest:
-        try:
-            obj = inspect.getattr_static(obj, part)
-        except AttributeError:
-            try:
-                obj = getattr(obj, part)  # nn.Module's parameters live in _parameters, reached by __getattr__
-            except Exception:  # noqa: BLE001
-                return None
-    return obj
-
-
-def _parameter_name(tensor, frame) -> str:
-    """``proj.weight`` when ``tensor`` is a parameter of an nn.Module bound in ``frame`` or in one of
-    the few frames that called it ("" if none)."""
-    import torch
-
-    for _ in range(4):  # the failing line may sit in a comprehension's or a helper's frame
-        if frame is None:
-            break
-        for value in {**frame.f_globals, **frame.f_locals}.values():
-            if isinstance(value, torch.nn.Module):
-                for name, p in value.named_parameters():
-                    if p is tensor:
-                        return name
-        frame = frame.f_back
-    return ""
-
-
-def grad_is_none_evidence(what: str, frame) -> dict:
-    """``why`` and ``try_this`` for a ``.grad`` read as None, from the tensor itself where the failing
-    frame holds it (``W.grad``: is ``W`` a leaf, does it require grad, which parameter is it); all
-    the causes, to check, where it cannot be looked at."""
-    import torch
-
-    from ..kinds.catalogued import GRAD_IS_NONE_CAUSES, GRAD_IS_NONE_TRY
-
-    tensor = _resolve(what.removesuffix(".grad"), frame) if what.endswith(".grad") else None
-    if not isinstance(tensor, torch.Tensor):
-        return {"why": GRAD_IS_NONE_CAUSES, "try_this": GRAD_IS_NONE_TRY}
-    name = what.removesuffix(".grad")
-    if not tensor.requires_grad:
-        return {
-            "why": f"{name} has requires_grad=False (checked on {name} itself), so autograd records nothing for "
-            "it and never writes its .grad.",
-            "try_this": f"Create {name} with requires_grad=True, or call {name}.requires_grad_() before the "
-            "forward pass.",
-        }
-    if not tensor.is_leaf:
-        made_by = type(tensor.grad_fn).__name__
-        return {
-            "why": f"{name} is not a leaf (checked on {name} itself: it has grad_fn={made_by}, so it is the result "
-            "of an operation, e.g. torch.randn(..., requires_grad=True) * 0.01 or w.to(device)); backward "
-            "fills .grad only for leaves.",
-            "try_this": f"Make {name} a leaf: do the operation first, then requires_grad_() (torch.randn(...) "
-            f"* 0.01 then .requires_grad_(), or wrap it in nn.Parameter); or call {name}.retain_grad() before "
-            "backward() if you only want to look at it.",
-        }
-    param = _parameter_name(tensor, frame) if frame is not None else ""
-    called = f" ({param} of a module)" if param and param != name else ""
-    return {
-        "why": f"{name}{called} is a leaf that requires grad (checked on {name} itself), so either no backward() "
-        "reached it yet (not run, or zero_grad(set_to_none=True) ran since), or the loss does not depend on "
-        "it: a module or parameter not used in forward, or its values copied out of the graph (detach(), "
-        ".item(), torch.tensor([...]) of its elements, no_grad).",
-        "try_this": "Check that backward() ran before this line, and that the loss's graph reaches "
-        f"{name} (a parameter of an unused module keeps .grad None: skip parameters whose .grad is None, or use "
-        "the module; build tensors with torch.stack rather than torch.tensor to keep the graph).",
-    }
 
 
 def _uncommented(code: str) -> str:

@@ -125,9 +125,16 @@ def _full_backward_hook_instead():
 def _clip_with_def_no_return():
     # the three gradients the `and None` lambda got wrong: several elements, a single 0, a single 5
     c = 1.0
-    for w, scale in ((_leaf(), 2.0), (torch.tensor([3.0], requires_grad=True), 0.0),
-                     (torch.tensor([3.0], requires_grad=True), 5.0)):
-        def clip(p): p.grad.clamp_(-c, c)  # noqa: E704 -- the fix's own one-line def, word for word
+    for w, scale in (
+        (_leaf(), 2.0),
+        (torch.tensor([3.0], requires_grad=True), 0.0),
+        (torch.tensor([3.0], requires_grad=True), 5.0),
+    ):
+        # the fix's own one-line def, word for word
+        # fmt: off
+        def clip(p): p.grad.clamp_(-c, c)
+        # fmt: on
+
         w.register_post_accumulate_grad_hook(clip)
         (w * scale).sum().backward()
         assert w.grad.abs().max().item() == min(abs(scale), c)
@@ -140,7 +147,11 @@ def _forward_hook_with_def_no_return():
     def fn(g):
         seen.append(g)
 
-    def hook(m, args, out): out.register_hook(fn)  # noqa: E704 -- the fix's own one-line def, word for word
+    # the fix's own one-line def, word for word
+    # fmt: off
+    def hook(m, args, out): out.register_hook(fn)
+    # fmt: on
+
     model[0].register_forward_hook(hook)
     model(torch.randn(2, 4)).sum().backward()
     assert len(seen) == 1
@@ -212,8 +223,10 @@ FIXES = {
     ],
     "hook_signature": [(("module, args, output",), _forward_hook_with_its_arguments)],
     "backward_hook_count": [
-        (("tuple(g * 2 if g is not None else None for g in grad_input)",),
-         _backward_hook_returns_a_tuple_like_grad_input)
+        (
+            ("tuple(g * 2 if g is not None else None for g in grad_input)",),
+            _backward_hook_returns_a_tuple_like_grad_input,
+        )
     ],
     "module_hook_changed_grad": [(("(grad_input[0] * 2,)",), _backward_hook_returns_a_one_tuple)],
     "unpack_hook_not_tensor": [(("unpack",), _unpack_returns_the_tensor)],

@@ -169,6 +169,7 @@ def run(args) -> int:
         except StoreBusy as error:
             print(f"error: {error}", file=sys.stderr)
             return 3
+    _own_output(out, args.db)
     print(_table(rows) if rows else "No submissions found (expected SUBMITTED/<student>/<assignment>/*.ipynb).")
     for note in notes:
         print(f"note: {terminal(note)}")
@@ -197,20 +198,26 @@ OWNER = ".gradebook-url"  # in OUT: the gradebook whose grades.csv, report and p
 
 
 def _other_gradebooks_output(out: Path, db: str | None) -> str | None:
-    """Record in ``out`` which gradebook this run writes (``db``, else OUT/gradebook.db) and return
-    the one ``out`` held results of before, when that was another (``grade --course .`` and the demo
-    class both default to ``grading-output/``); None otherwise."""
+    """The gradebook whose results ``out`` holds (its ``OWNER`` file), when that is not the one this
+    run writes (``db``, else OUT/gradebook.db): ``grade --course .`` and the demo class both default
+    to ``grading-output/``. None otherwise. Reads only: :func:`_own_output` records the new owner
+    once the run has written its results."""
     from ..grading.store import default_db_url
 
-    url = db or default_db_url(out)
     marker = out / OWNER
     try:
         before = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
     except (OSError, UnicodeDecodeError):
         before = None
-    out.mkdir(parents=True, exist_ok=True)
-    marker.write_text(url + "\n", encoding="utf-8")
-    return before if before and before != url else None
+    return before if before and before != (db or default_db_url(out)) else None
+
+
+def _own_output(out: Path, db: str | None) -> None:
+    """Record in ``out`` which gradebook its grades.csv, report and pages are now of."""
+    from ..grading.store import default_db_url
+
+    if out.is_dir():
+        (out / OWNER).write_text((db or default_db_url(out)) + "\n", encoding="utf-8")
 
 
 def _shard_done(shard: tuple[int, int], out: Path, db: str | None) -> str:

@@ -571,6 +571,7 @@ def test_nothing_survives_the_grading(graded_class):
     assert _survivors() == []
     assert (graded_class["out"] / "grades.csv").read_bytes() == graded_class["grades_then"]
     assert sorted(p.name for p in graded_class["out"].iterdir()) == [
+        ".gradebook-url",  # which gradebook OUT's results are of (grade says when a run replaces another's)
         "feedback",
         "gradebook.db",
         "grades.csv",

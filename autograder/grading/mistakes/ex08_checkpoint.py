@@ -32,7 +32,7 @@ MISTAKES = {
     return model[-1](x)
 """
         },
-        "fails": {"q1_check": "Dropout draws new masks when the RNG state is not preserved"},
+        "fails": {"q1_check": "Dropout drew new masks in the recomputation: the RNG state was not preserved"},
     },
     # Q1: one segment: checkpoint_sequential never checkpoints its last segment, so nothing is saved.
     "ex08-q1-one-segment": {

@@ -40,6 +40,7 @@ from ..compare.evidence import cause
 from ..explain import explain
 from .checked import CHECKED_WHEN_GRADED, WITHHELD, Checked
 from .judging import judge
+from .raised import UNREADABLE, described
 from .summary import summary, watch
 
 __all__ = [
@@ -117,18 +118,27 @@ def call(fn: Callable, *args, **kwargs) -> Any:
             return fn(*args, **kwargs)
     except CheckFailed:
         raise
-    except Exception as error:  # noqa: BLE001 -- learner code may raise anything; report it, in one line
+    except BaseException as error:  # noqa: BLE001 -- learner code may raise anything (SystemExit, a class with no
+        # name); whatever it is, it is a failure of this check, said in one line, never a pass
+        kind, message = described(error)
         name = _raising_function(error.__traceback__, fn)
-        unanswered = _unanswered(error)
+        unanswered = _unanswered(error) if message != UNREADABLE else None
         if unanswered is not None:
             raise CheckFailed(
                 f"{unanswered or name} is not answered yet (it still raises NotImplementedError)."
             ) from None
-        first = str(error).splitlines()[0] if str(error) else ""
-        explained = explain(error)  # an autograd error also gets its cause in learner terms
-        cause = f"\n{explained.cause}" if explained.kind != "unknown" else ""
+        first = message.splitlines()[0] if message else ""
         where = _learner_line(error.__traceback__)
-        raise CheckFailed(f"{name} raised {type(error).__name__}: {first}{where}{cause}") from None
+        raise CheckFailed(f"{name} raised {kind}: {first}{where}{_explained(error, message)}") from None
+
+
+def _explained(error: BaseException, message: str) -> str:
+    """An autograd error's cause in learner terms, on a line of its own ("" for any other error, and
+    for one whose message cannot be read: the explainer reads it)."""
+    if message == UNREADABLE or not isinstance(error, Exception):
+        return ""
+    explained = explain(error)
+    return f"\n{explained.cause}" if explained.kind != "unknown" else ""
 
 
 def answered(name: str, namespace: Mapping[str, Any]) -> None:

@@ -1,12 +1,11 @@
 """Grade one submission in a sandbox, without touching the file.
 
-A test cell earns its points (from the source) when
-  1. it ran to the end without an error (stderr output, such as PyTorch warnings, does not
-     matter), and
-  2. every check the solution's run of that cell made has a learner record of the same name and
-     occurrence whose received value the grader judges right against the solution's expected
-     value (``verdict``). The learner's process never holds the references: test cells reach it
-     with their REFERENCE regions withheld (``references.withhold``).
+A test cell earns its points (from the source) only on positive evidence (``points``): it ran to
+the end and raised nothing (stderr output, such as PyTorch warnings, does not matter), and every
+check the solution's run of that cell made has a learner record of the same name and occurrence
+whose received value the grader judges right against the solution's expected value (``verdict``),
+and it made no other. The learner's process never holds the references: test cells reach it with
+their REFERENCE regions withheld (``references.withhold``).
 The solution's records come from running the source notebook as written (``solution_records``),
 once per assignment, in a submission process of its own.
 """
@@ -28,9 +27,10 @@ from ..sandbox.container import Sandbox, SandboxError
 from ..sandbox.limits import Limits
 from ..sandbox.runner import run_cells
 from .assemble import assemble, grade_id, is_test, questions, visible_source, withheld_here
+from .points import question_points
 from .references import withhold
 from .stubs import release_answers, unanswered
-from .verdict import keyed, verdict
+from .verdict import keyed
 
 __all__ = [
     "QuestionResult",
@@ -218,14 +218,6 @@ def _release_answers(source: nbformat.NotebookNode) -> dict[str, str]:
     return held[1]
 
 
-def _keyed_here(message: str, records: list, solution: list) -> str:
-    """A check judged in the learner's process (its reference was not withheld) raised
-    ``message`` as text: the grader's verdict on the same records, when it says the same, carries
-    the cause key (``autograder.compare.causes``)."""
-    judged = verdict(records, solution)
-    return judged if judged == message else message
-
-
 @dataclass
 class Prepared:
     """A submission read and assembled, ready to run (:func:`prepare_notebook`): ``result`` with
@@ -299,17 +291,7 @@ def judge_run(prepared: Prepared, run, stops: dict[int, str], expected: dict[str
         if is_test(cell):
             q = by_id[grade_id(cell)]
             stopped = stops.get(count - 1) or (run.status if not cell_run.finished else None)
-            if stopped:
-                q.message = f"stopped: {stopped}"
-            elif cell_run.error:
-                name, value = cell_run.error
-                if name == "CheckFailed" and value:  # reads like the grader's own verdicts
-                    q.message = _keyed_here(value, cell_run.records, expected.get(q.grade_id, []))
-                else:
-                    q.message = f"{name}: {value}" if value else name
-            else:
-                q.message = verdict(cell_run.records, expected.get(q.grade_id, []))
-            q.score = 0.0 if q.message else q.points
+            q.score, q.message = question_points(q.points, cell_run, stopped, expected.get(q.grade_id, []))
             q.cause = NOT_ANSWERED if q.message and q.grade_id in prepared.blank else cause_of(q.message)
             if len(q.message) > MAX_MESSAGE:  # it may quote what the learner's code made (a dict's keys, an error)
                 q.message = q.message[:MAX_MESSAGE] + " ... (message cut)"

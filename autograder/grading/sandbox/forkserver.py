@@ -235,6 +235,7 @@ def _submission(channel_fd: int, tmp: str | None, shell) -> None:
     from IPython.utils.capture import capture_output
 
     import autograder.check as check
+    from autograder.check.raised import described
 
     from . import values
 
@@ -257,8 +258,8 @@ def _submission(channel_fd: int, tmp: str | None, shell) -> None:
         with capture_output() as captured:
             result = run_cell(request["source"], store_history=True)
         seconds = clock() - started
-        failure = getattr(result, "error_before_exec", None) or getattr(result, "error_in_exec", None)
-        error = None if failure is None else (type(failure).__name__, str(failure))
+        failure = result.error_before_exec if result.error_before_exec is not None else result.error_in_exec
+        error = None if failure is None else described(failure)  # never raises, whatever the cell raised
         send(
             json.dumps(
                 {

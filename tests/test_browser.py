@@ -425,6 +425,10 @@ def test_lesson_runs_and_shows_everything(open_notebook, name):
     for old in ARTIFACTS.glob(f"{stem}-failed*.png"):
         old.unlink()
     page = open_notebook(f"notebooks/{name}")
+    # The "Going deeper" sections open collapsed (tested below); here every section is opened, as a
+    # learner who reads them does, so that their pictures and explorers are checked too.
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:expand-all-headings')")
+    page.wait_for_timeout(500)
     # What a learner sees on opening the lesson, before running anything: the stored outputs of a
     # notebook JupyterLab does not trust yet (it refuses to show a bare SVG output then).
     unrun = [f"before running: {p}" for p in picture_problems(page.evaluate(CELLS), page.evaluate(RENDERED))]

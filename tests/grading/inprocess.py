@@ -10,6 +10,7 @@ withheld run's records are then judged against the solution's plain-run records 
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import linecache
 from dataclasses import dataclass, field
@@ -79,6 +80,12 @@ def run(nb: nbformat.NotebookNode, withheld: bool, answers: dict[str, str] | Non
     finally:
         check.report_to(None)
     return result
+
+
+@functools.cache
+def solution_run(exercise: str) -> Run:
+    """The solution's own run of ``exercise`` (references in place), made once per test session."""
+    return run(source(exercise), withheld=False)
 
 
 def grade(nb: nbformat.NotebookNode, solution: Run, answers: dict[str, str] | None = None) -> dict[str, str]:

@@ -6,14 +6,6 @@ import pytest
 
 from tests.grading import inprocess
 
-_SOLUTION_RUNS: dict = {}
-
-
-def _solution(exercise):
-    if exercise not in _SOLUTION_RUNS:
-        _SOLUTION_RUNS[exercise] = inprocess.run(inprocess.source(exercise), withheld=False)
-    return _SOLUTION_RUNS[exercise]
-
 
 def _answer(exercise: str, gid: str) -> str:
     return next(c.source for c in inprocess.source(exercise).cells if inprocess.grade_id(c) == gid)
@@ -76,7 +68,7 @@ def test_each_allowed_choice_gets_full_marks(choice):
     """Is the solution, written with this allowed choice, given full marks, visible and hidden checks alike?"""
     exercise, answers = CHOICES[choice]
     answers = answers()
-    result = inprocess.grade(inprocess.source(exercise), _solution(exercise), answers)
+    result = inprocess.grade(inprocess.source(exercise), inprocess.solution_run(exercise), answers)
     assert not any(result.values()), result
     # the learner's own notebook (references computed in-process) says OK too
     own = inprocess.run(inprocess.source(exercise), withheld=False, answers=answers)
@@ -86,5 +78,5 @@ def test_each_allowed_choice_gets_full_marks(choice):
 def test_a_choice_the_question_does_not_allow_is_named():
     """Is a pack hook that keeps activations in float32 told which dtypes the question allows?"""
     answers = {"q4_answer": _replaced("ex10_hooks", "q4_answer", "t.to(torch.float16)", "t.clone()")}
-    result = inprocess.grade(inprocess.source("ex10_hooks"), _solution("ex10_hooks"), answers)
+    result = inprocess.grade(inprocess.source("ex10_hooks"), inprocess.solution_run("ex10_hooks"), answers)
     assert "bytes kept for backward is too high" in result["q4_check"]

@@ -6,20 +6,12 @@ import pytest
 from tests.grading import inprocess
 from tests.grading.corpus import CORRECT, WRONG
 
-_SOLUTION_RUNS: dict = {}
-
-
-def _solution(exercise):
-    if exercise not in _SOLUTION_RUNS:
-        _SOLUTION_RUNS[exercise] = inprocess.run(inprocess.source(exercise), withheld=False)
-    return _SOLUTION_RUNS[exercise]
-
 
 @pytest.mark.parametrize("exercise,student", [(e, s) for e, cases in WRONG.items() for s in cases])
 def test_wrong_answer_loses_its_questions_and_is_told_why(exercise, student):
     """Does this wrong answer fail exactly its questions, each message naming the cause?"""
     case = WRONG[exercise][student]
-    result = inprocess.grade(inprocess.source(exercise), _solution(exercise), case["answers"])
+    result = inprocess.grade(inprocess.source(exercise), inprocess.solution_run(exercise), case["answers"])
     assert {gid for gid, message in result.items() if message} == set(case["fails"]), result
     for gid, phrase in case["fails"].items():
         assert phrase in result[gid], (case["cause"], result[gid])
@@ -28,7 +20,9 @@ def test_wrong_answer_loses_its_questions_and_is_told_why(exercise, student):
 @pytest.mark.parametrize("exercise,student", [(e, s) for e, cases in CORRECT.items() for s in cases])
 def test_unusual_correct_answer_gets_full_marks(exercise, student):
     """Does this correct answer, written in an unusual way, pass every question?"""
-    result = inprocess.grade(inprocess.source(exercise), _solution(exercise), CORRECT[exercise][student]["answers"])
+    result = inprocess.grade(
+        inprocess.source(exercise), inprocess.solution_run(exercise), CORRECT[exercise][student]["answers"]
+    )
     assert not any(result.values()), result
 
 

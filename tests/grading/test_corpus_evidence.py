@@ -6,20 +6,12 @@ import pytest
 from tests.grading import inprocess
 from tests.grading.corpus_evidence import WRONG
 
-_SOLUTION_RUNS: dict = {}
-
-
-def _solution(exercise):
-    if exercise not in _SOLUTION_RUNS:
-        _SOLUTION_RUNS[exercise] = inprocess.run(inprocess.source(exercise), withheld=False)
-    return _SOLUTION_RUNS[exercise]
-
 
 @pytest.mark.parametrize("exercise,student", [(e, s) for e, cases in WRONG.items() for s in cases])
 def test_wrong_answer_is_told_its_own_cause_and_no_other(exercise, student):
     """Does this answer fail exactly its questions, each message holding its words and no cause not its own?"""
     case = WRONG[exercise][student]
-    result = inprocess.grade(inprocess.source(exercise), _solution(exercise), case["answers"])
+    result = inprocess.grade(inprocess.source(exercise), inprocess.solution_run(exercise), case["answers"])
     assert {gid for gid, message in result.items() if message} == set(case["fails"]), result
     for gid, phrase in case["fails"].items():
         assert phrase in result[gid], (case["cause"], result[gid])

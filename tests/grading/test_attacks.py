@@ -380,11 +380,15 @@ UNSAFE_NAMES = [
     "evil\nstudent  ex01_graph  8  8  graded",  # a forged row of the table grade prints
 ]
 FORMULA_ID = "@atk-formula"  # a safe id (LMS logins may start with @) that a spreadsheet reads as a formula
+# The grader's own peak is VmHWM, the high-water mark of its address space since exec: getrusage's
+# ru_maxrss would also count the test process it was forked from (Linux carries the pre-exec
+# mm's peak across exec), so a long test session's size would be blamed on the grader.
 PEAK_MEMORY = (
-    "import atexit, resource, runpy, sys\n"
+    "import atexit, re, resource, runpy, sys\n"
     "def peak():\n"
-    "    for who, kind in (('SELF', resource.RUSAGE_SELF), ('CHILDREN', resource.RUSAGE_CHILDREN)):\n"
-    "        print(f'PEAK_{who}_KB={resource.getrusage(kind).ru_maxrss}', file=sys.stderr)\n"
+    "    status = open('/proc/self/status').read()\n"
+    "    print('PEAK_SELF_KB=' + re.search(r'VmHWM:\\s+(\\d+) kB', status).group(1), file=sys.stderr)\n"
+    "    print(f'PEAK_CHILDREN_KB={resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}', file=sys.stderr)\n"
     "atexit.register(peak)\n"
     "sys.argv[0] = 'autograder'\n"
     "runpy.run_module('autograder', run_name='__main__', alter_sys=True)\n"

@@ -32,7 +32,7 @@ process's set-up, the channel and the judging are not in it).
 ``--growth 40 160 640`` instead grades classes of that many ex01 notebooks, each in a fresh
 interpreter, at each of ``--growth-jobs``: seconds per notebook, the slope between sizes (what one
 more notebook costs once the sandboxes started), both against the cells' own time, the grader's
-peak RSS (its own process, ``ru_maxrss``) and the peak of the proportional set size (``Pss``) of
+peak RSS (its own process, ``VmHWM``) and the peak of the proportional set size (``Pss``) of
 the grader with every process below it (containers, fork servers, submission processes), sampled
 every 0.2 s.
 """
@@ -43,7 +43,7 @@ import argparse
 import functools
 import json
 import os
-import resource
+import re
 import shutil
 import subprocess
 import sys
@@ -293,7 +293,8 @@ def start_up_costs() -> None:
 def grade_once(submitted: Path, out: Path, jobs: int) -> None:
     """Grade ``submitted`` once in this process (``--grade-once``, run by :func:`growth` in a fresh
     interpreter) and print, as JSON, the wall time of ``grade_class``, the cells' own time and this
-    process's peak RSS (``ru_maxrss``: the grader alone, its threads included, not its children)."""
+    process's peak RSS (``VmHWM``: the grader alone, its threads included, not its children; not
+    ``ru_maxrss``, which Linux carries over from the process that forked it across exec)."""
     with Phases().active() as phases:
         start = time.perf_counter()
         rows = grade_class(submitted, out, COURSE_ROOT / "solutions", jobs=jobs, progress=False)
@@ -304,7 +305,7 @@ def grade_once(submitted: Path, out: Path, jobs: int) -> None:
                 "seconds": seconds,
                 "own_cells": phases.own_cells,
                 "rows": len(rows),
-                "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                "maxrss_kib": int(re.search(r"VmHWM:\s+(\d+) kB", Path("/proc/self/status").read_text()).group(1)),
             }
         )
     )

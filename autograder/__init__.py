@@ -23,7 +23,7 @@ compare/            compare with a reference and diagnose (diagnose, diagnose_by
 explain/            name the autograd mistake behind an error or warning (explain), its table (KINDS),
                     what the learner ran (context), kinds told apart (refine), the IPython extension (ext)
 explain_ext         %load_ext autograder and the kernel's --ext=autograder.explain_ext (explain.ext)
-explain_kinds       the mistakes explain knows (explain.kinds_table), as lessons import them
+explain_kinds       the mistakes explain knows (kinds.table), as lessons import them
 explore/            ipywidgets explorers of the lessons, one module per chapter (explore.graph,
                     explore.backward, ..., explore.engine); above the checks: they show diagnose's
                     and explain's words (explore.table, a plain text table, serves graph too)

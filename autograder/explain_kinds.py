@@ -1,7 +1,7 @@
 """``from autograder.explain_kinds import kinds_by_chapter`` (lessons, the site): the public name of
-:mod:`autograder.explain.kinds_table`, the mistakes ``explain`` knows."""
+:mod:`autograder.kinds.table`, the mistakes ``explain`` knows."""
 
-from .explain.kinds_table import (
+from .kinds.table import (
     EXCEPTION_TYPES,
     KINDS,
     MODIFIED_INPLACE,

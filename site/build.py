@@ -237,7 +237,7 @@ def _readme_markdown(headings: list[str]) -> str:
 
 def explainer_page() -> str:
     """The explainer's page: the README's sections on it and the kinds of errors it knows."""
-    from autograder.explain.kinds_table import KINDS
+    from autograder.kinds.table import KINDS
     from autograder.lessons import lesson
 
     rows = ["| family | kind | taught in |", "|---|---|---|"]
@@ -258,7 +258,7 @@ def explainer_page() -> str:
         + "\n\n"
         + _readme_markdown(EXPLAINER_SECTIONS)
         + "\n\n## The kinds it knows\n\nEach kind is recognised on PyTorch's own message "
-        "(`autograder/explain/kinds_table.py`); its explanation links to the section that teaches it.\n\n"
+        "(`autograder/kinds/table.py`); its explanation links to the section that teaches it.\n\n"
         + "\n".join(rows)
         + "\n"
     )

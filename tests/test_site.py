@@ -32,8 +32,8 @@ from urllib.parse import unquote, urlsplit
 import nbformat
 import pytest
 
-from autograder.explain.kinds_table import KINDS
 from autograder.grading.out.redact import hidden_lines
+from autograder.kinds.table import KINDS
 
 REPO = Path(__file__).resolve().parents[1]
 LAB_URL = "http://localhost:8888/lab/tree/"

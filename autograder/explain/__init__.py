@@ -4,7 +4,7 @@
 string (a whole pasted traceback is fine) and returns an :class:`Explanation`. It never raises, and
 it needs no torch: it reads PyTorch's message only.
 
-Each kind is keyed to a pattern on PyTorch's own message: ``KINDS``, in :mod:`autograder.explain.kinds_table`,
+Each kind is keyed to a pattern on PyTorch's own message: ``KINDS``, in :mod:`autograder.kinds.table`,
 which lists them by family.
 
 Where the course teaches each kind is ``Explanation.lesson``: a notebook path relative to the
@@ -25,10 +25,10 @@ import traceback
 import warnings
 from dataclasses import dataclass, field
 
+from ..kinds.table import KINDS, MODIFIED_INPLACE, UNKNOWN, Kind, modified_inplace_message
 from ..lessons import COURSE_ROOT, learner_root, lesson
 from .catalogue import catalogued_kind
 from .context import context
-from .kinds_table import KINDS, MODIFIED_INPLACE, UNKNOWN, Kind, modified_inplace_message
 from .refine import refine
 
 __all__ = ["Explanation", "explain", "told_kind", "KINDS", "MODIFIED_INPLACE", "modified_inplace_message"]

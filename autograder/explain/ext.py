@@ -20,8 +20,8 @@ import builtins
 import sys
 import warnings
 
+from ..kinds.table import EXCEPTION_TYPES
 from . import explain
-from .kinds_table import EXCEPTION_TYPES
 
 __all__ = ["load_ipython_extension", "unload_ipython_extension"]
 

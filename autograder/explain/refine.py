@@ -3,7 +3,7 @@
 ``refine(kind, details, text, where, error)`` takes the kind ``explain`` matched on the message
 (``"unknown"`` when none), its details, the message ``text``, the :class:`~autograder.explain.context.Context`
 ``where`` and the error itself, and returns the kind and details to explain: the same, or one of the
-causes listed in :mod:`autograder.explain.kinds_table` without a pattern of their own. What it reads:
+causes listed in :mod:`autograder.kinds.table` without a pattern of their own. What it reads:
 
 * which call raised (``torch.autograd.grad`` or ``backward``; the ``create_graph`` it was passed);
 * whether a frame is the backward of a custom autograd.Function, or autograd's engine (backward);

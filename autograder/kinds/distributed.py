@@ -45,7 +45,7 @@ KINDS: dict[str, Kind] = {
     ),
 }
 # Collected later, from the lessons' pitfalls, the exercises' typical mistakes and the messages most
-# reported on PyTorch's issue tracker and forums (explain_kinds lists them after every chapter's KINDS).
+# reported on PyTorch's issue tracker and forums (kinds.table lists them after every chapter's KINDS).
 # A kind whose pattern is "" is a cause that explain_refine tells apart from another kind's message.
 MORE: dict[str, Kind] = {
     "ddp_static_graph_changed": Kind(

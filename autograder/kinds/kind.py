@@ -15,7 +15,7 @@ class Kind:
     message, where the course teaches it, and str.format templates of its cause and fix."""
 
     family: str
-    pattern: str  # regex on the stable part of PyTorch's message, see NOTE [stable parts] in explain_kinds
+    pattern: str  # regex on the stable part of PyTorch's message, see NOTE [stable parts] in kinds.table
     lesson: tuple | str  # (notebook, a word of the heading to link to), see lessons.lesson; or a URL
     cause: str  # str.format templates over the details, see explain._values()
     fix: str

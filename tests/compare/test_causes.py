@@ -20,7 +20,7 @@ from autograder.compare.causes import (
     split_cause_line,
     with_cause_line,
 )
-from autograder.explain.kinds_table import KINDS
+from autograder.kinds.table import KINDS
 
 
 def test_a_key_keeps_the_first_words_and_drops_numbers():

@@ -2166,7 +2166,7 @@ def test_every_kind_comes_as_a_type_the_extension_explains():
     """Is each live error's type one that the notebook extension routes to the explainer?"""
     import builtins
 
-    from autograder.explain.kinds_table import EXCEPTION_TYPES
+    from autograder.kinds.table import EXCEPTION_TYPES
 
     routed = tuple(getattr(builtins, name) for name in EXCEPTION_TYPES)
     for kind, program in TINY.items():

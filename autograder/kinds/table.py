@@ -74,7 +74,7 @@ from __future__ import annotations
 
 import re
 
-from ..kinds import (
+from . import (
     catalogued,
     compiled,
     distributed,
@@ -86,7 +86,7 @@ from ..kinds import (
     precision,
     told_apart,
 )
-from ..kinds.kind import MODIFIED_INPLACE, Kind, modified_inplace_message
+from .kind import MODIFIED_INPLACE, Kind, modified_inplace_message
 
 __all__ = [
     "Kind",

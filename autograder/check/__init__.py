@@ -43,7 +43,7 @@ from .learner_frames import is_learner_file as _is_learner_file
 from .learner_frames import learner_line as _learner_line
 from .learner_frames import raising_function as _raising_function
 from .raised import UNREADABLE, described
-from .summary import summary, watch
+from .summary import judged, summary, watch
 
 __all__ = [
     "CheckFailed",
@@ -202,11 +202,13 @@ def _check(record: Checked) -> None:
         _hook(record)
     if record.withheld:
         print(f"{record.name}{CHECKED_WHEN_GRADED}")
+        judged(withheld=True)
         return
     ok, message = judge(record)
     if not ok:
         raise CheckFailed(message)
     print(message)
+    judged(withheld=False)
 
 
 def tensor(

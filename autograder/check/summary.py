@@ -3,8 +3,10 @@ that ran in it (nothing is run again).
 
 Importing :mod:`autograder.check` (every exercise's set-up cell does) calls :func:`watch`, which
 records the outcome of every cell the kernel runs from then on: its source, and whether it raised
-(the first line of the message). :func:`summary` finds the exercise those cells belong to, by the
-sources of its cells (the check cells are locked, so they read as released), and says for each
+(the first line of the message) or else whether its checks printed OK (:func:`judged`): a question
+passes here only on its checks' own OKs, not because its cell ended without an error.
+:func:`summary` finds the exercise those cells belong to, by the sources of its cells (the check
+cells are locked, so they read as released), and says for each
 question *passed*, *failed* (the first line of its cause) or *not run yet*, then that graders also
 run hidden tests. Under the class grader (``report_to`` set) it prints nothing: the feedback page
 gives the verdict.
@@ -20,12 +22,17 @@ from pathlib import Path
 
 from ..lessons import COURSE_ROOT, LEARNER_FOLDER
 
-__all__ = ["Question", "questions", "summarize", "summary", "watch"]
+__all__ = ["Question", "questions", "summarize", "summary", "watch", "judged", "NO_CHECK_RAN", "ONLY_WHEN_GRADED"]
 
-# The last outcome of each cell source run in this kernel: (source stripped) -> "" (it ran without
-# an error) or the first line of what it raised.
+# The last outcome of each cell source run in this kernel: (source stripped) -> "" (every check it
+# made passed, and at least one did) or why not: the first line of what it raised, or that no check
+# reported a result (a pass rests on the checks' own OKs, never on a cell merely ending quietly).
 _outcomes: dict[str, str] = {}
 _watching = False
+_judged = {"passed": 0, "withheld": 0}  # the running cell's checks that printed OK / are checked when graded
+
+NO_CHECK_RAN = "no check reported a result (nothing printed OK): run the cell again as released"
+ONLY_WHEN_GRADED = "checked when graded (its reference is not in the release)"
 
 HIDDEN_TESTS = (
     "These are the checks you can see, as they last ran in this kernel. Graders also run hidden tests "
@@ -41,12 +48,28 @@ def _first_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {first}" if first else type(error).__name__
 
 
+def judged(withheld: bool) -> None:
+    """A check of the running cell passed (``withheld``: its reference is withheld, so it printed
+    "checked when graded"); called by ``check`` after it printed that line."""
+    _judged["withheld" if withheld else "passed"] += 1
+
+
+def _start(*_) -> None:
+    """IPython's ``pre_run_cell`` callback: no check of this cell has passed yet."""
+    _judged.update(passed=0, withheld=0)
+
+
 def _record(result) -> None:
     """IPython's ``post_run_cell`` callback: remember how this cell's source last ended."""
     source = (getattr(result.info, "raw_cell", None) or "").strip()
     if source:
         error = result.error_in_exec or result.error_before_exec
-        _outcomes[source] = "" if error is None else _first_line(error) or "it raised an error"
+        if error is not None:
+            _outcomes[source] = _first_line(error) or "it raised an error"
+        elif _judged["passed"]:
+            _outcomes[source] = ""
+        else:
+            _outcomes[source] = ONLY_WHEN_GRADED if _judged["withheld"] else NO_CHECK_RAN
 
 
 def watch() -> None:
@@ -58,6 +81,7 @@ def watch() -> None:
         return
     shell = get_ipython()
     if shell is not None and not _watching:
+        shell.events.register("pre_run_cell", _start)
         shell.events.register("post_run_cell", _record)
         _watching = True
 
@@ -122,6 +146,8 @@ def summarize(title: str, asked: list[Question], outcomes: dict[str, str]) -> st
             verdict = "not run yet"
         elif outcome == "":
             verdict, passed, points = "passed", passed + 1, points + question.points
+        elif outcome == ONLY_WHEN_GRADED:
+            verdict = outcome
         else:
             verdict = f"failed: {outcome}"
         lines.append(f"  Question {question.number} ({question.points:g} points): {verdict}")

@@ -7,9 +7,10 @@ import copy
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 
-from autograder.check.summary import HIDDEN_TESTS, Question, questions, summarize
+from autograder.check.summary import HIDDEN_TESTS, NO_CHECK_RAN, ONLY_WHEN_GRADED, Question, questions, summarize
 
 REPO = Path(__file__).resolve().parents[2]
 EXERCISE = REPO / "exercises" / "ex01_graph" / "ex01_graph.ipynb"
@@ -56,3 +57,43 @@ def test_in_a_real_kernel_the_summary_reports_what_the_learners_run_did(tmp_path
     assert "Question 3 (3 points): passed" in shown, shown
     assert shown.startswith("Exercise 1: the graph is built as the code runs: 1 of 3 questions pass here"), shown
     assert HIDDEN_TESTS in shown
+
+
+def test_a_cell_that_ends_quietly_without_any_check_passing_is_not_passed():
+    """Is a check cell that raised nothing but printed no check's OK (an answer that patched the checks
+    away) reported as such, and one whose only checks are checked when graded said so, neither passed?"""
+    asked = [Question(1, 2, "check one"), Question(2, 3, "check two")]
+    text = summarize("Exercise 9", asked, {"check one": NO_CHECK_RAN, "check two": ONLY_WHEN_GRADED})
+    assert text.splitlines()[:3] == [
+        "Exercise 9: 0 of 2 questions pass here (0 of 5 points).",
+        f"  Question 1 (2 points): failed: {NO_CHECK_RAN}",
+        f"  Question 2 (3 points): {ONLY_WHEN_GRADED}",
+    ]
+
+
+@pytest.mark.parametrize("solution", sorted((REPO / "solutions").glob("ex*/ex*.ipynb")), ids=lambda p: p.stem)
+def test_every_solution_passes_every_question_in_the_learners_summary(solution, tmp_path):
+    """Run top to bottom in a real kernel, does each exercise's solution end with a summary where every
+    question passes, each on its checks' own OKs?"""
+    notebook = nbformat.read(solution, as_version=4)
+    assert "check.summary()" in notebook.cells[-1].source or any("check.summary()" in c.source for c in notebook.cells)
+    client = NotebookClient(notebook, timeout=600, resources={"metadata": {"path": str(tmp_path)}})
+    ran = client.execute()
+    shown = next("".join(o.get("text", "") for o in c.outputs) for c in ran.cells if "check.summary()" in c.source)
+    asked = len(questions(solution))
+    assert f": {asked} of {asked} questions pass here" in shown, shown
+
+
+def test_an_answer_that_patches_the_checks_away_does_not_pass_here(tmp_path):
+    """Exercise 1 with question 3's right answer followed by code that turns every check into a no-op:
+    does the summary say question 3's checks reported no result, where before it read "passed"?"""
+    notebook = nbformat.read(EXERCISE, as_version=4)
+    cell(notebook, "q3_answer").source = cell(nbformat.read(SOLUTION, as_version=4), "q3_answer").source + (
+        "\nfrom autograder import check as _c\n"
+        "for _name in ('tensor', 'grads', 'value', 'nbytes', 'at_most', 'predictions'):\n"
+        "    setattr(_c, _name, lambda *a, **k: None)\n"
+    )
+    notebook.cells.append(nbformat.v4.new_code_cell("check.summary()"))
+    client = NotebookClient(notebook, timeout=300, allow_errors=True, resources={"metadata": {"path": str(tmp_path)}})
+    shown = "".join(o.get("text", "") for o in client.execute().cells[-1].outputs)
+    assert f"Question 3 (3 points): failed: {NO_CHECK_RAN}" in shown, shown

@@ -10,9 +10,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from nbgrader.api import Gradebook
+from nbgrader.apps.api import NbGraderAPI
+
 from autograder.grading.mistakes import MISTAKES
 from autograder.grading.runs.batch import load_sources
 from autograder.grading.runs.demo import build_demo_class
+from autograder.grading.store.config import course_config
 
 from .grading.conftest import require_sandbox
 from .test_course import clean_clone
@@ -127,7 +131,15 @@ def test_the_readmes_term_runs_as_written(tmp_path):
                 line
             ]
         if "--from-zip" in line:
-            assert "grace_103_5001_notes.txt: not a notebook (.ipynb), skipped" in said[line]
+            assert "hoppergrace_103_5001_notes.txt: not a notebook (.ipynb), skipped" in said[line]
+            # formgrader counts a zip's submission as it counts the exchange's (folders under submitted/)
+            config = course_config(term.clone)  # as formgrader loads it: the course's, the machine's exchange
+            config.CourseDirectory.root, config.Exchange.root = str(term.clone), str(term.exchange)
+            api = NbGraderAPI(config=config)
+            assert api.get_assignment(ex02)["num_submissions"] == 3  # ada, bob (exchange), grace (zip)
+            with Gradebook(f"sqlite:///{term.clone / 'gradebook.db'}") as gb:
+                assert len(gb.find_assignment(ex02).submissions) == 3
+                assert (gb.find_student("grace").first_name, gb.find_student("grace").last_name) == ("Grace", "Hopper")
         if line.startswith("python -m autograder extension"):
             rows = {(r["student_id"], r["assignment_id"]): r for r in read_csv(grades)}
             assert float(rows[("bob", ex02)]["score"]) == full2
@@ -143,6 +155,10 @@ def test_the_readmes_term_runs_as_written(tmp_path):
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", ex01, ex02]
     assert canvas[1][5:] == [f"{full1:g}", f"{full2:g}"]
     assert {row[3]: row[5:] for row in canvas[2:]} == {s: [f"{full1:g}", f"{full2:g}"] for s in ("ada", "bob", "grace")}
+    # learners' names, from `nbgrader db student add` (ada) and the zip's roster (grace), as formgrader shows them
+    assert {row[3]: row[0] for row in canvas[2:]} == {"ada": "Lovelace, Ada", "bob": "bob", "grace": "Hopper, Grace"}
+    summary = {r["student_id"]: r["name"] for r in read_csv(term.clone / "grades-out" / "summary.csv")}
+    assert summary == {"ada": "Lovelace, Ada", "bob": "", "grace": "Hopper, Grace"}
 
     ours = {(r["student_id"], r["assignment_id"]): float(r["score"]) for r in read_csv(grades)}
     theirs = {(r["student_id"], r["assignment"]): float(r["score"]) for r in read_csv(term.clone / "grades.csv")}

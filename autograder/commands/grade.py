@@ -31,8 +31,9 @@ def _late(row: dict) -> str:
 
 def _course_paths(args) -> None:
     """Fill in what ``--course DIR`` implies: its source folder, its gradebook (nbgrader's
-    ``CourseDirectory.db_url`` from its ``nbgrader_config.py``, else ``DIR/gradebook.db``) and,
-    with no SUBMITTED, what ``nbgrader collect`` left in ``DIR/submitted``."""
+    ``CourseDirectory.db_url`` from its ``nbgrader_config.py``, else ``DIR/gradebook.db``), its
+    ``submitted`` folder (``args.course_submitted``: where a zip's notebooks are kept) and, with no
+    SUBMITTED, what ``nbgrader collect`` left there."""
     from ..grading.store.config import course_config
 
     course = Path(args.course).resolve()
@@ -41,8 +42,9 @@ def _course_paths(args) -> None:
         args.solutions = str(course / directory.get("source_directory", "source"))
     if args.db is None:
         args.db = directory.get("db_url") or "sqlite:///" + str(course / "gradebook.db")
+    args.course_submitted = course / directory.get("submitted_directory", "submitted")
     if args.submitted is None and not args.from_zip:
-        args.submitted = str(course / directory.get("submitted_directory", "submitted"))
+        args.submitted = str(args.course_submitted)
 
 
 def _duedates(pairs: list[str]) -> dict[str, str]:
@@ -64,8 +66,9 @@ def _duedates(pairs: list[str]) -> dict[str, str]:
     return dues
 
 
-def _unpack(args, scratch: Path) -> bool:
-    """Unpack ``--from-zip`` into ``scratch`` (nbgrader's layout) and say what could not be placed."""
+def _unpack(args, scratch: Path):
+    """Unpack ``--from-zip`` into ``scratch`` (nbgrader's layout) and say what could not be placed.
+    Returns ``(Unpacked, Roster or None)``, or None after an error message."""
     import zipfile
 
     from ..grading.intake.lms_zip import read_roster, unpack_lms_zip
@@ -74,7 +77,7 @@ def _unpack(args, scratch: Path) -> bool:
     notebooks = {a: name for a, (name, _) in load_sources(Path(args.solutions)).items()}
     if len(args.assignment) > 1 or (args.assignment and args.assignment[0] not in notebooks):
         print(f"error: --from-zip takes at most one --assignment, one of {sorted(notebooks)}", file=sys.stderr)
-        return False
+        return None
     try:
         roster = read_roster(Path(args.roster)) if args.roster else None
         unpacked = unpack_lms_zip(
@@ -82,13 +85,13 @@ def _unpack(args, scratch: Path) -> bool:
         )
     except (OSError, ValueError, zipfile.BadZipFile) as error:
         print(f"error: {error}", file=sys.stderr)
-        return False
+        return None
     print(f"{args.from_zip}: {len(unpacked.placed)} notebooks placed, {len(unpacked.problems)} entries not.")
     for line in unpacked.problems:
         print(f"not placed: {line}")
     for line in unpacked.notes:
         print(f"note: {line}")
-    return True
+    return unpacked, roster
 
 
 def run(args) -> int:
@@ -112,14 +115,21 @@ def run(args) -> int:
     except (ValueError, UnsafeId) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    from_zip = None
     with tempfile.TemporaryDirectory(prefix="demo-class-") as tmp:
         submitted = Path(args.submitted) if args.submitted else Path(tmp)
         if args.from_zip:
             if args.submitted:
                 print("error: give SUBMITTED or --from-zip, not both", file=sys.stderr)
                 return 2
-            if not _unpack(args, submitted):
+            from_zip = _unpack(args, submitted)
+            if from_zip is None:
                 return 2
+            if args.course:  # where nbgrader's collect would have put them: formgrader counts them there
+                from ..grading.intake.collected import keep_in_course
+
+                for line in keep_in_course(submitted, args.course_submitted, from_zip[0].placed):
+                    print(f"note: {line}")
         elif not args.submitted:
             from ..grading.runs.demo import build_demo_class
 
@@ -170,6 +180,8 @@ def run(args) -> int:
             print(f"error: {error}", file=sys.stderr)
             return 3
     _own_output(out, args.db)
+    if from_zip is not None and from_zip[1] is not None and rows:
+        _name_from_roster(args, out, from_zip)
     print(_table(rows) if rows else "No submissions found (expected SUBMITTED/<student>/<assignment>/*.ipynb).")
     for note in notes:
         print(f"note: {terminal(note)}")
@@ -192,6 +204,22 @@ def run(args) -> int:
 
     print(after_grade(out, args.db, Path(args.solutions)), end="")
     return 0
+
+
+def _name_from_roster(args, out: Path, from_zip) -> None:
+    """Give the learners graded from the zip their roster names in the gradebook (formgrader and
+    the exports show them), where it has none yet."""
+    from ..grading.names import terminal
+    from ..grading.runs.shards import part_url
+    from ..grading.store import default_db_url
+    from ..grading.store.student_names import name_students
+
+    unpacked, roster = from_zip
+    url = part_url(args.db or default_db_url(out), out, args.shard)
+    names = {s: roster.names[s] for s, _ in unpacked.placed if s in roster.names}
+    named = name_students(url, names)
+    if named:
+        print(f"Named {len(named)} learners in the gradebook from {terminal(args.roster)}.")
 
 
 OWNER = ".gradebook-url"  # in OUT: the gradebook whose grades.csv, report and pages OUT holds

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["UnsafeId", "SAFE_ID", "check_id", "csv_cell", "terminal"]
+__all__ = ["UnsafeId", "SAFE_ID", "check_id", "csv_cell", "terminal", "without_controls"]
 
 # What nbgrader itself accepts for a student or assignment id is looser; ours is what every place
 # above can show unchanged: letters, digits, '.', '_', '-', '@' and '+' (e-mail-like LMS logins),
@@ -65,3 +65,9 @@ def terminal(text: str) -> str:
     """``text`` safe to print to a terminal: every control or bidirectional-override character is
     shown as its escape (``\\x1b``, ``\\n``, ``\\u202e``), so that one line stays one line."""
     return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def without_controls(text: str) -> str:
+    """``text`` with every control or bidirectional-override character dropped (a name from a
+    roster, stored for formgrader and the exports, where an escape would only garble it)."""
+    return _CONTROL.sub("", text)

@@ -1,13 +1,13 @@
 """Write a sample Canvas "Download Submissions" zip and its roster, to try `grade --from-zip`.
 
-usage: python tests/scripts/sample_canvas_zip.py ASSIGNMENT STUDENT:CANVAS_ID [...] \
+usage: python tests/scripts/sample_canvas_zip.py ASSIGNMENT STUDENT:CANVAS_ID[:FULL NAME] [...] \
            --zip canvas-ASSIGNMENT.zip --roster roster.csv [--answers correct]
 
 Each STUDENT hands in the demo class's ``--answers`` notebook (``correct``, ``blank`` or a typical
 mistake's name, see ``autograder/grading/mistakes``) for ASSIGNMENT, named as Canvas names a
 download (``<lastfirst>_<canvas id>_<submission id>_<file>``), beside a ``notes.txt`` of theirs
 (which the grader lists and skips, as it skips any file that is not a notebook). The roster has the
-columns ``student_id,canvas_id,name``. Run from the course folder.
+columns ``student_id,canvas_id,name`` (the full name, else the id). Run from the course folder.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from autograder.grading.runs.demo import build_demo_class
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("assignment")
-    parser.add_argument("students", nargs="+", metavar="STUDENT:CANVAS_ID")
+    parser.add_argument("students", nargs="+", metavar="STUDENT:CANVAS_ID[:FULL NAME]")
     parser.add_argument("--zip", required=True, type=Path)
     parser.add_argument("--roster", required=True, type=Path)
     parser.add_argument("--answers", default="correct", help="a demo-class student: correct, blank or a mistake")
@@ -40,10 +40,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no assignment {args.assignment!r} in {course / 'solutions'}: one of {sorted(sources)}")
     pairs = []
     for item in args.students:
-        student, _, canvas_id = item.partition(":")
+        student, _, rest = item.partition(":")
+        canvas_id, _, full_name = rest.partition(":")
         if not re.fullmatch(r"[a-z][a-z0-9]*", student) or not canvas_id.isdigit():
-            parser.error(f"{item!r}: give STUDENT:CANVAS_ID, e.g. grace:103 (a lower-case id, a number)")
-        pairs.append((student, canvas_id))
+            parser.error(f"{item!r}: give STUDENT:CANVAS_ID[:FULL NAME], e.g. grace:103:'Grace Hopper'")
+        pairs.append((student, canvas_id, full_name or student))
     name = sources[args.assignment][0]
     with tempfile.TemporaryDirectory() as tmp:
         build_demo_class(Path(tmp), root=course)
@@ -51,14 +52,17 @@ def main(argv: list[str] | None = None) -> int:
         if not notebook.is_file():
             parser.error(f"the demo class has no {args.answers!r} for {args.assignment}")
         with zipfile.ZipFile(args.zip, "w") as zf:
-            for i, (student, canvas_id) in enumerate(pairs):
-                prefix = f"{student}_{canvas_id}_{5001 + i}"
+            for i, (_, canvas_id, full_name) in enumerate(pairs):
+                last_first = re.sub(
+                    r"[^a-z0-9]", "", "".join(reversed(full_name.lower().split()))
+                )  # as Canvas names it
+                prefix = f"{last_first}_{canvas_id}_{5001 + i}"
                 zf.write(notebook, f"{prefix}_{name}")
                 zf.writestr(f"{prefix}_notes.txt", "my notes")
     with open(args.roster, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(["student_id", "canvas_id", "name"])
-        writer.writerows([student, canvas_id, student] for student, canvas_id in pairs)
+        writer.writerows(pairs)
     print(f"Wrote {args.zip} ({len(pairs)} submissions of {args.assignment}) and {args.roster}.")
     return 0
 

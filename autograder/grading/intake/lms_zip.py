@@ -12,6 +12,8 @@ Two namings are understood (the LMS writes one zip per assignment):
 
 A roster is a CSV with a ``student_id`` column and ``canvas_id`` and/or ``name`` columns, or
 Canvas's own gradebook export (``Student``, ``ID``, ``SIS Login ID``: the login is the student id).
+Its names also become the learners' names in the gradebook (``store.student_names``), as data:
+control characters dropped, each part at most ``MAX_NAME_PART`` characters.
 
 The assignment is the one named on the command line, else the notebook's file name
 (``ex01_graph.ipynb``, ``ex01_graph-1.ipynb``, ``ex01_graph (2).ipynb``). Of several notebooks of
@@ -34,9 +36,9 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ..names import UnsafeId, check_id, terminal
+from ..names import UnsafeId, check_id, terminal, without_controls
 
-__all__ = ["Limits", "Unpacked", "Roster", "read_roster", "unpack_lms_zip"]
+__all__ = ["Limits", "Unpacked", "Roster", "read_roster", "split_name", "unpack_lms_zip"]
 
 
 @dataclass(frozen=True)
@@ -68,10 +70,29 @@ def _squash(name: str) -> str:
 
 @dataclass
 class Roster:
-    """Student ids by Canvas user id and by (squashed) full name."""
+    """Student ids by Canvas user id and by (squashed) full name, and each student's
+    ``(first, last)`` name as the roster gives it (:func:`split_name`)."""
 
     by_canvas_id: dict[str, str] = field(default_factory=dict)
     by_name: dict[str, str] = field(default_factory=dict)
+    names: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+MAX_NAME_PART = 100  # characters of a first or last name kept (a roster's names are data)
+
+
+def _name_part(part: str) -> str:
+    return " ".join(without_controls(part).split())[:MAX_NAME_PART]
+
+
+def split_name(full: str) -> tuple[str, str]:
+    """``(first, last)`` of a roster's name: ``"Lovelace, Ada"`` (Canvas's ``Student`` column) or
+    ``"Ada Lovelace"`` (the last word is the last name); ``("", "")`` for an empty name."""
+    if "," in full:
+        last, _, first = full.partition(",")
+    else:
+        first, _, last = " ".join(without_controls(full).split()).rpartition(" ")  # one word: a last name
+    return _name_part(first), _name_part(last)
 
 
 def read_roster(path: Path) -> Roster:
@@ -102,6 +123,7 @@ def read_roster(path: Path) -> Roster:
                     roster.by_name[_squash(last + first)] = student
                     roster.by_name[_squash(first + last)] = student
                 roster.by_name[_squash(name)] = student
+                roster.names[student] = split_name(name)
     return roster
 
 

@@ -43,15 +43,22 @@ def _scores(store: Store) -> tuple[list[str], dict[str, float], dict[str, dict[s
     return assignments, maxima, scores, students
 
 
+def _name(student) -> str:
+    """nbgrader's ``Student`` as formgrader and Canvas show a name: ``Last, First`` ("" if none)."""
+    return ", ".join(p for p in (student and student.last_name, student and student.first_name) if p)
+
+
 def summary_table(store: Store) -> tuple[list[str], list[dict]]:
-    """``(columns, rows)`` of ``summary.csv``: ``student_id``, each assignment, ``total``."""
-    assignments, _, scores, _ = _scores(store)
+    """``(columns, rows)`` of ``summary.csv``: ``student_id``, ``name`` (the gradebook's, ``Last,
+    First``), each assignment, ``total``."""
+    assignments, _, scores, students = _scores(store)
     rows = []
     for student in sorted(scores):
-        row = {"student_id": student, **{a: number(scores[student].get(a)) for a in assignments}}
+        row = {"student_id": student, "name": _name(students.get(student))}
+        row.update({a: number(scores[student].get(a)) for a in assignments})
         row["total"] = number(sum(scores[student].values()))
         rows.append(row)
-    return ["student_id", *assignments, "total"], rows
+    return ["student_id", "name", *assignments, "total"], rows
 
 
 def read_canvas_roster(path: Path) -> tuple[dict[str, dict], dict[str, str]]:
@@ -93,8 +100,7 @@ def canvas_table(store: Store, roster: Path | None = None) -> tuple[list[str], l
         if known is not None:
             row = {c: known.get(c, "") for c in CANVAS_ID_COLUMNS}
         else:
-            s = students.get(student)
-            name = ", ".join(p for p in (s and s.last_name, s and s.first_name) if p) or student
+            name = _name(students.get(student)) or student
             row = {"Student": name, "ID": "", "SIS User ID": "", "SIS Login ID": student, "Section": ""}
         row.update({t: number(scores[student].get(a)) for a, t in zip(assignments, titles)})
         rows.append(row)

@@ -126,3 +126,25 @@ def test_a_notebook_past_the_per_file_bound_is_refused(tmp_path, notebook):
     archive = make_zip(tmp_path / "a.zip", [("ann_1_1_ex01.ipynb", notebook, None, {})])
     unpacked = unpack_lms_zip(archive, tmp_path / "s", NOTEBOOKS, limits=Limits(file_bytes=len(notebook) - 1))
     assert unpacked.placed == {} and "more than the bound" in unpacked.problems[0]
+
+
+def test_a_rosters_names_are_read_as_data(tmp_path):
+    """Does a roster give each student a (first, last) name, from Canvas's `Last, First` or a plain
+    `First Last`, with control characters dropped and each part bounded?"""
+    roster = tmp_path / "roster.csv"
+    roster.write_text(
+        "student_id,canvas_id,name\n"
+        'ada,101,"Lovelace, Ada"\n'
+        "grace,102,Grace Brewster Hopper\n"
+        "alan,103,Turing\n"
+        f'eve,104,"\x1b]0;owned\x07Eve\u202e {"x" * 500}"\n'
+        "bob,105,\n",
+        encoding="utf-8",
+    )
+    names = read_roster(roster).names
+    assert names["ada"] == ("Ada", "Lovelace")
+    assert names["grace"] == ("Grace Brewster", "Hopper")
+    assert names["alan"] == ("", "Turing")
+    first, last = names["eve"]
+    assert first == "]0;ownedEve" and last == "x" * 100
+    assert "bob" not in names

@@ -80,8 +80,8 @@ def test_the_exports_hold_every_grade_in_their_importers_shapes(graded_store, ca
 
     with open(out / "summary.csv", newline="", encoding="utf-8") as f:
         summary = {r["student_id"]: r for r in csv.DictReader(f)}
-    assert summary["ann"] == {"student_id": "ann", "ex01": "3", "ex02": "0", "total": "3"}  # ex02 was late
-    assert summary["bob"] == {"student_id": "bob", "ex01": "1", "ex02": "", "total": "1"}
+    assert summary["ann"] == {"student_id": "ann", "name": "", "ex01": "3", "ex02": "0", "total": "3"}  # ex02 late
+    assert summary["bob"] == {"student_id": "bob", "name": "", "ex01": "1", "ex02": "", "total": "1"}
 
     canvas = parsed(out / "canvas.csv")
     assert canvas[0] == [*CANVAS_ID_COLUMNS, "ex01", "ex02"]

@@ -57,6 +57,13 @@ def graded_course(tmp_path_factory):
     env = {**os.environ, "PATH": f"{root}/.venv/bin:{os.environ['PATH']}"}
     env.pop("PYTHONPATH", None)
     subprocess.run(["nbgrader", "generate_assignment", ASSIGNMENT], cwd=root, env=env, check=True, capture_output=True)
+    subprocess.run(  # the README's way to name a learner
+        ["nbgrader", "db", "student", "add", "ada", "--first-name", "Ada", "--last-name", "Lovelace"],
+        cwd=root,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     done = subprocess.run(
         [sys.executable, "-m", "autograder", "grade", "--course", "."],
         cwd=root,
@@ -102,6 +109,7 @@ def test_formgrader_shows_the_graders_scores(graded_course, instructor_lab, brow
             cells = [c.strip() for c in tr.locator("td").all_inner_texts()]
             shown[cells[1]] = cells
         assert set(shown) == set(rows), shown
+        assert shown["ada"][0] == "Lovelace, Ada", shown["ada"]  # the name `nbgrader db student add` gave
         for student, row in rows.items():
             assert shown[student][3] == "graded", shown[student]
             assert shown[student][4] == f"{float(row['score']):g} / {float(row['max_score']):g}", (shown[student], row)

@@ -26,7 +26,7 @@ def name_students(db_url: str, names: dict[str, tuple[str, str]]) -> list[str]:
         for student in store.gb.students:
             first, last = names.get(student.id, ("", ""))
             if (first or last) and not (student.first_name or student.last_name):
-                student.first_name, student.last_name = first or None, last or None
+                student.first_name, student.last_name = first, last  # "", not None: formgrader shows None as 'None'
                 named.append(student.id)
         store.gb.db.commit()
     return sorted(named)

@@ -43,9 +43,66 @@ pytestmark = pytest.mark.skipif(
 ASSIGNMENT = "ex01_graph"
 MARK = "31337"  # every process an attack starts carries it in its command line, to find survivors
 
-# Each attack is the text of a cell; {submitted}, {out}, {course}, {port} are filled in.
+# Each attack is the text of a cell put before the first answer (or, when it starts "# in GRADE_ID",
+# in place of that answer cell); {submitted}, {out}, {course}, {port} are filled in.
 ATTACKS = {
     # --- full marks without answering -------------------------------------------------------
+    # the checks patched in the learner's process (as question 2's answer, in place of the blank
+    # one: "# in q2_answer"): received swapped for expected, the judge made to say yes, the record
+    # hook removed, check.call made to compute the answer with autograd
+    "atk-swap-received-for-expected": """# in q2_answer
+import torch, autograder.check as C
+_grads = C.grads
+C.grads = lambda received, expected, **k: _grads(expected, expected, **k)
+def grad_wb(w, b, x, y):
+    return {{"w": torch.zeros_like(w), "b": torch.zeros_like(b)}}
+""",
+    "atk-judge-says-yes": """# in q2_answer
+import torch, autograder.check as C
+C.judge = lambda record: (True, "OK")
+def grad_wb(w, b, x, y):
+    return {{"w": torch.zeros_like(w), "b": torch.zeros_like(b)}}
+""",
+    "atk-no-record-hook": """# in q2_answer
+import torch, autograder.check as C
+C.report_to(None)
+def grad_wb(w, b, x, y):
+    return {{"w": torch.zeros_like(w), "b": torch.zeros_like(b)}}
+""",
+    "atk-call-computes-answer": """# in q2_answer
+import torch, autograder.check as C
+_call = C.call
+def _autograd(fn, w, b, x, y):
+    w, b = w.detach().requires_grad_(), b.detach().requires_grad_()
+    dw, db = torch.autograd.grad(((torch.tanh(x @ w + b) - y) ** 2).mean(), (w, b))
+    return {{"w": dw, "b": db}}
+C.call = lambda fn, *args, **kwargs: _autograd(fn, *args) if fn.__name__ == "grad_wb" else _call(fn, *args, **kwargs)
+def grad_wb(w, b, x, y):
+    return {{"w": torch.zeros_like(w), "b": torch.zeros_like(b)}}
+""",
+    # a printed imitation of the grader's verdicts and frames, then an exit that reports nothing
+    "atk-printed-verdict": """# in q2_answer
+import sys
+print("OK d loss / d w\\nAll checks passed.\\n\\x00REPORT{{\\"q2_check\\": 3}}")
+sys.stdout.flush()
+def grad_wb(w, b, x, y):
+    raise SystemExit(0)
+""",
+    # an answer whose values lie: a Tensor subclass that answers True to every torch function,
+    # an object equal to everything
+    "atk-lying-values": """# in q2_answer
+import torch
+class _Yes(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return True
+class _Any:
+    def __eq__(self, other):
+        return True
+    __hash__ = None
+def grad_wb(w, b, x, y):
+    return {{"w": torch.zeros_like(w).as_subclass(_Yes), "b": _Any()}}
+""",
     "atk-solution-in-memory": """
 import gc, sys
 needle = "x.T @ " + "dL_dz"            # a line of the solution of question 2 (split: not in this cell)
@@ -466,12 +523,14 @@ def graded_class(tmp_path_factory):
     blank = nbformat.read(submitted / "blank" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     for student, attack in ATTACKS.items():
         nb = nbformat.from_dict(blank)
-        first = next(c for c in nb.cells if is_answer(c))
-        first.source = (
-            attack.format(submitted=submitted, out=out, course=COURSE_ROOT, port=listener.port, mark=MARK)
-            + "\n"
-            + first.source
-        )
+        text = attack.format(submitted=submitted, out=out, course=COURSE_ROOT, port=listener.port, mark=MARK)
+        target = re.match(r"# in (\w+)\n", text)  # that answer cell, in place of the blank answer
+        if target:
+            cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == target[1])
+            cell.source = text
+        else:  # before the first answer cell's blank answer
+            first = next(c for c in nb.cells if is_answer(c))
+            first.source = text + "\n" + first.source
         path = submitted / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
         path.parent.mkdir(parents=True)
         nbformat.write(nb, path)

@@ -131,7 +131,8 @@ def call(fn: Callable, *args, **kwargs) -> Any:
             ) from None
         first = message.splitlines()[0] if message else ""
         where = _learner_line(error.__traceback__)
-        raise CheckFailed(f"{name} raised {kind}: {first}{where}{_explained(error, message)}") from None
+        said = f"{kind}: {first}" if first.strip() else kind  # no message: the name alone, never "Name: " then nothing
+        raise CheckFailed(f"{name} raised {said}{where}{_explained(error, message)}") from None
 
 
 def _explained(error: BaseException, message: str) -> str:

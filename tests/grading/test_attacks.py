@@ -411,6 +411,57 @@ def _install(*args):
         globals()[name] = _leak
 get_ipython().events.register("post_run_cell", _install)
 """,
+    # --- issue 44: a question passed without answering it, by what a check sees or reports -----------
+    # pre_run_cell rebinds the answers before every cell: the blank answer cells' definitions lose
+    "atk-lying-exceptions": """
+class Lying(type):
+    @property
+    def __name__(cls):
+        raise SystemExit(0)
+class Odd(BaseException, metaclass=Lying):
+    def __str__(self):
+        raise KeyboardInterrupt
+    @property
+    def __class__(self):
+        return StopIteration
+CheckFailed = type("CheckFailed", (BaseException,), {{"__str__": lambda self: ""}})
+def _predicted_counts():
+    raise Odd()
+def _grad_wb(w, b, x, y):
+    raise CheckFailed()
+def _count_nodes(t):
+    raise GeneratorExit
+import atexit, sys
+sys.excepthook = lambda *args: print("All checks passed.")
+atexit.register(print, "Graded: 8 / 8")
+get_ipython().events.register("pre_run_cell", lambda *args: globals().update(
+    predicted_counts=_predicted_counts, grad_wb=_grad_wb, count_nodes=_count_nodes))
+""",
+    "atk-lying-values-and-records": """
+import torch, autograder.check as check_module
+from autograder.check.checked import Checked
+torch.allclose = lambda *args, **kwargs: True
+torch.equal = lambda *args, **kwargs: True
+class Anything(dict):
+    def __eq__(self, other):
+        return True
+    def __bool__(self):
+        return True
+class Liar(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return True
+report = check_module._hook
+def forged(record):
+    if report is not None:
+        report(Checked(record.name, record.kind, record.expected, record.expected, record.options))
+check_module._hook = forged
+check_module.judge = lambda record: (True, "OK")
+get_ipython().events.register("pre_run_cell", lambda *args: globals().update(
+    predicted_counts=lambda: {{"x_a": Anything(), "x_b": Anything()}},
+    grad_wb=lambda w, b, x, y: {{"w": torch.zeros(3).as_subclass(Liar), "b": Anything()}},
+    count_nodes=lambda t: Anything()))
+""",
     "atk-kill-everything": """
 import os, signal
 for sig in (signal.SIGSTOP, signal.SIGKILL):

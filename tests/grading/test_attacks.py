@@ -151,13 +151,9 @@ def cheat(record):
 check_module._check = cheat
 check_module.report_to(None)
 """,
-    "atk-call-test-helpers": """
-def predicted_counts():
-    return {{"x_a": measured(torch.tensor([1.0, -1.0])), "x_b": measured(torch.tensor([4.0, 0.0]))}}
+    "atk-call-test-helpers": """# in q2_answer
 def grad_wb(w, b, x, y):
     return reference(w, b, x, y)
-def count_nodes(t):
-    return node_count(t)
 """,
     "atk-forge-channel": """
 import json, os, struct

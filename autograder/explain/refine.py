@@ -27,6 +27,7 @@ from functools import lru_cache
 
 from ..lessons import COURSE_ROOT
 from .context import _LIBRARY, Context
+from .cut import cut_line
 from .grad_none import failing_frame, grad_is_none_evidence
 
 __all__ = ["refine", "setup_names", "check_helper_names"]
@@ -84,7 +85,7 @@ def _refine(kind, d, text, where, error):
         if dtypes and not _SIXTEEN.search(message):
             return "dtype_mismatch", {**d, "dtypes": " and ".join(dtypes)}
     elif kind == "not_built":
-        return _not_built(d, where)
+        return _not_built(d, where, _failing_line(error, where, learners=True))
     elif kind == "non_scalar_output":
         if where.called(r"autograd[/\\]__init__\.py(?::|\", line \d+, in )grad\b") or (
             not isinstance(error, BaseException) and "autograd.grad(" in text and ".backward(" not in text
@@ -151,25 +152,31 @@ def _refine(kind, d, text, where, error):
     return kind, d
 
 
-def _failing_line(error, where: Context) -> str:
-    """The learner's line that raised: the last frame of ``error``'s traceback, or a paste's last quoted line."""
+def _failing_line(error, where: Context, learners: bool = False) -> str:
+    """The line that raised: the last frame of ``error``'s traceback (``learners``: the last frame
+    that is not PyTorch's or Python's, the learner's call into them), or a paste's last quoted line."""
     tb = getattr(error, "__traceback__", None)
     if tb is None:
         quoted = (x for x in where.source.splitlines() if x.startswith(" "))  # code, not the message
         lines = [x for x in quoted if x.strip() and not set(x.strip()) <= set("^~ ")]
         return lines[-1] if lines else ""
-    while tb.tb_next is not None:
+    line = ""
+    while tb is not None:
+        if not learners or not _LIBRARY.search(tb.tb_frame.f_code.co_filename):
+            line = linecache.getline(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
         tb = tb.tb_next
-    return linecache.getline(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+    return line
 
 
 def _uncommented(code: str) -> str:
     return re.sub(r"#[^\n]*", "", code)
 
 
-def _not_built(d: dict, where: Context):
+def _not_built(d: dict, where: Context, failing: str):
     """The not-built message's causes: inside a Function's backward; a second derivative whose
-    first gradient was taken without create_graph; with it, but constant; or no graph at all."""
+    first gradient was taken without create_graph; with it, but cut from the graph by a line the
+    code shows (``.detach()``, ``.item()``, ``no_grad``); with it and uncut, but constant; or no graph
+    at all."""
     if where.in_function_backward:
         return "function_backward_no_grad", d
     code = where.source
@@ -177,6 +184,9 @@ def _not_built(d: dict, where: Context):
         return "not_built", d
     passed = len(re.findall(r"create_graph\s*=\s*True", code))
     if passed - (1 if where.create_graph else 0) > 0:
+        cut = cut_line(code, failing)
+        if cut:
+            return "second_derivative_cut", {**d, "cut": cut}
         return "second_derivative_constant", d
     if len(_DIFFERENTIATE.findall(code)) >= 2:
         return "second_derivative_no_create_graph", d

@@ -18,17 +18,27 @@ KINDS: dict[str, Kind] = {
         "Pass create_graph=True to the first torch.autograd.grad (a gradient penalty, a "
         "Hessian-vector product): (g,) = torch.autograd.grad(loss, x, create_graph=True).",
     ),
+    "second_derivative_cut": Kind(
+        "not built",
+        "",
+        _SECOND,
+        "Your code passes create_graph=True, yet the gradient you differentiate again (element "
+        "{index} of the outputs) has no grad_fn: this line takes it out of the graph: {cut}",
+        "Differentiate the gradient itself: drop the .detach() (or .item(), .data, no_grad) on the "
+        "way to the second torch.autograd.grad; detach only what you return or log.",
+    ),
     "second_derivative_constant": Kind(
         "not built",
         "",
         _SECOND,
         "Your code passes create_graph=True, yet the gradient you differentiate again (element "
-        "{index} of the outputs) has no grad_fn: it does not depend on the inputs (the first "
-        "function is linear in them, e.g. (3 * x).sum() has gradient 3 everywhere), so autograd "
-        "recorded nothing. Its derivative is zero.",
-        "The second derivative is 0 here: torch.autograd.grad(g.sum(), x, allow_unused=True, "
-        "materialize_grads=True) returns zeros; or check g.requires_grad before differentiating "
-        "again. If a nonzero result was expected, check that the function really is nonlinear.",
+        "{index} of the outputs) has no grad_fn. Either it does not depend on the inputs (a "
+        "function linear in them, e.g. (3 * x).sum(), has gradient 3 everywhere: its derivative "
+        "is zero), or something on the way took it out of the graph (.detach(), .data, no_grad).",
+        "Print g.requires_grad right after the first torch.autograd.grad: True there means a "
+        "later line cut it. False means the first gradient is constant, and the second derivative "
+        "is 0: torch.autograd.grad(g.sum(), x, allow_unused=True, materialize_grads=True) returns "
+        "zeros.",
     ),
     "function_backward_no_grad": Kind(
         "not built",

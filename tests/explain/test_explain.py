@@ -1930,6 +1930,13 @@ def _second_derivative_of_a_linear_function():
     torch.autograd.grad(g.sum(), x)
 
 
+def _second_derivative_of_a_detached_gradient():
+    x = _leaf().detach().requires_grad_()  # a detached start is not the cut
+    first = torch.autograd.grad((x.sin() * x).sum(), x, create_graph=True)[0]
+    g = first.detach()
+    torch.autograd.grad(g.sum(), x)
+
+
 class _GradInsideBackward(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
@@ -1977,6 +1984,7 @@ def _checkpointed_counter(x):
 CAUSES = {
     "second_derivative_no_create_graph": _second_derivative_forgotten,
     "second_derivative_constant": _second_derivative_of_a_linear_function,
+    "second_derivative_cut": _second_derivative_of_a_detached_gradient,
     "function_backward_no_grad": _autograd_grad_inside_a_function_backward,
     "grad_outputs_missing": _autograd_grad_of_a_vector,
     "compile_checkpoint_side_effect": _compiled(_checkpointed_counter),
@@ -2112,6 +2120,10 @@ def test_not_built_causes_are_told_apart():
     ]
     assert kinds == ["not_built", "second_derivative_no_create_graph", "second_derivative_constant",
                      "function_backward_no_grad"]  # fmt: skip
+    # a gradient cut from the graph is named by the line that cut it, never called constant
+    cut = explain(raised(_second_derivative_of_a_detached_gradient))
+    assert cut.kind == "second_derivative_cut" and "g = first.detach()" in cut.cause, cut.cause
+    assert "linear" not in cut.cause
     assert "not_built" == explain(str(raised(_second_derivative_forgotten))).kind  # a bare message: one of these
 
 

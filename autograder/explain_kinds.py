@@ -1,22 +1,7 @@
 """``from autograder.explain_kinds import kinds_by_chapter`` (lessons, the site): the public name of
 :mod:`autograder.kinds.table`, the mistakes ``explain`` knows."""
 
-from .kinds.table import (
-    EXCEPTION_TYPES,
-    KINDS,
-    MODIFIED_INPLACE,
-    UNKNOWN,
-    Kind,
-    kinds_by_chapter,
-    modified_inplace_message,
-)
+from .kinds import table as _table
+from .kinds.table import *  # noqa: F403 -- the table's public names, as lessons import them
 
-__all__ = [
-    "Kind",
-    "KINDS",
-    "UNKNOWN",
-    "MODIFIED_INPLACE",
-    "EXCEPTION_TYPES",
-    "kinds_by_chapter",
-    "modified_inplace_message",
-]
+__all__ = _table.__all__

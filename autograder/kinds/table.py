@@ -41,8 +41,8 @@ func (ch 12)   ``vmap_item``, ``vmap_control_flow``, ``vmap_inplace``, ``vmap_ra
                ``vmap_batch_norm``, ``vmap_mapped_sizes``, ``vmap_in_dims``, ``backward_in_transform``,
                ``func_grad_not_scalar``, ``func_output_type``, ``func_saved_tensor_hooks``,
                ``func_captured_mutation``/``func_buffer_mutation``, ``func_numpy``,
-               ``grad_unused_input``, ``anomaly_nan`` (usage); ``second_derivative_no_create_graph``, ``second_derivative_cut``,
-               ``second_derivative_constant`` (not built)
+               ``grad_unused_input``, ``anomaly_nan`` (usage); ``second_derivative_no_create_graph``,
+               ``second_derivative_cut``, ``second_derivative_constant`` (not built)
 compile (13)   ``compile_builtin``, ``compile_item``, ``compile_data_dependent``,
                ``compile_retain_grad``, ``compile_hook_side_effect``, ``compile_checkpoint_side_effect``,
                ``compile_autograd_call``, ``compile_no_cxx`` (usage): Dynamo's graph breaks, errors

@@ -219,7 +219,7 @@ def _breakdown(kind: str, options: dict) -> str:
     """For a difference made of no known part: what the reference figure is made of, part by part
     (sizes only where values are shown: together they give the expected figure)."""
     parts = options.get("parts") or {}
-    if kind not in ("mismatch", "multiple", "fraction") or not isinstance(parts, Mapping) or not parts:
+    if kind not in ("mismatch", "multiple", "fraction", "ambiguous") or not isinstance(parts, Mapping) or not parts:
         return ""
     sized = options.get("show_values", True)
     listed = "; ".join(f"{part} ({size} B)" if sized else str(part) for part, size in parts.items())

@@ -1,62 +1,241 @@
-"""``diagnose_bytes``: a byte count (saved for backward, alive at a peak) compared with the reference's,
-and what was left out or counted twice named from the parts the question lists."""
+"""``diagnose_bytes``: a byte count (saved for backward, alive at a peak) compared with the reference's, and what
+the difference is made of named only where one reading of it fits the run's facts (NOTE in ``byte_terms``);
+otherwise the figure is said to be ambiguous, and its readings listed as possibilities."""
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
+from dataclasses import dataclass
 
+from .byte_terms import Facts, Term, decompositions
 from .causes import key as cause_key
 from .diagnosis import Diagnosis
 
 __all__ = ["diagnose_bytes"]
-
-
-def _sum_matches(target: int, items: dict[str, int], most: int = 3, rank=lambda combo: 0) -> list[tuple[str, ...]]:
-    """The smallest combinations (each item at most once, up to ``most`` items) of ``items`` whose
-    sizes add up to ``target``: of the shortest length found, those of the lowest ``rank``."""
-    names = [name for name, size in items.items() if size > 0]
-    for length in range(1, min(most, len(names)) + 1):
-        found = [combo for combo in itertools.combinations(names, length) if sum(items[n] for n in combo) == target]
-        if found:
-            best = min(map(rank, found))
-            return [combo for combo in found if rank(combo) == best]
-    return []
-
-
-def _named(combos: list[tuple[str, ...]]) -> str:
-    return " or ".join(" + ".join(combo) for combo in combos)
-
-
-def _names_in(combos: list[tuple[str, ...]]) -> tuple[str, ...]:
-    """The part names ``combos`` hold, each once: the question's texts a reason quotes."""
-    return tuple(dict.fromkeys(str(n) for combo in combos for n in combo))
-
 
 # when a graph's saved tensors go, true with and without retain_graph=True
 _GRAPH_GOES = (
     "A graph's saved tensors go when backward frees them, or, with retain_graph=True, only when nothing "
     "references the graph any more (its loss rebound to the next step's)."
 )
+_ONCE = "A storage saved by several Nodes (or through views) is kept, and counted, once."
+_FROM_DTYPE = "take each tensor's size from its own dtype: numel() * element_size()."
+# readings of a figure listed when it is ambiguous
+_LISTED = 3
 
 
-def _or_twice(unsaved: Diagnosis, twice: list[tuple[str, ...]]) -> Diagnosis:
-    """``unsaved``'s diagnosis (tensors no Node saves, counted), with, where saved storages of the same
-    total size exist (``twice``), the other reading of the same excess: those counted twice. The
-    figure alone cannot tell them apart, so both are said, as questions."""
-    if not twice:
-        return unsaved
-    also = (
-        f" Or was {_named(twice)} counted twice? A storage saved by several Nodes (or through views, or as one "
-        "layer's output and the next one's input) is kept, and counted, once."
+@dataclass(frozen=True)
+class _Reading:
+    """One way the learner's figure may have been made: ``terms`` (a decomposition), or a whole-figure slip
+    (``whole``: "twice", "bits", "graphs", "steps", "elements", "narrow"; ``k`` its number)."""
+
+    terms: tuple[Term, ...] = ()
+    whole: str = ""
+    k: int = 0
+
+    @property
+    def length(self) -> int:
+        return len(self.terms) or 1
+
+
+def _term_words(term: Term, facts: Facts, hidden: bool) -> str:
+    """A term in words (``hidden``: without the element sizes, which would name a hidden test's dtype)."""
+    own = facts.element_sizes.get(term.name)
+    twice = f"{term.name} counted twice" + (
+        ""
+        if not own or 2 * own not in (4, 8)
+        else " (or at twice its element size)"
+        if hidden
+        else f" (or at {2 * own} B per element: it has {own} B)"
     )
-    return dataclasses.replace(
-        unsaved, message=unsaved.message + also, reason=unsaved.reason + also, given=unsaved.given + _names_in(twice)
+    counted = (
+        "counted at another element size than its dtype's"
+        if hidden
+        else f"counted at {term.size} B per element (it has {own} B)"
+    )
+    return {
+        "missing": f"{term.name} left out",
+        "twice": twice,
+        "dtype": f"{term.name} {counted}",
+        "unsaved": f"{term.name} counted, though no Node saves it",
+        "view": f"{term.name} counted as a storage of its own (a view shares its base's storage)",
+        "extra": term.name,
+    }[term.kind]
+
+
+def _graphs(k: int, hidden: bool) -> str:
+    """k steps' graphs in words (``hidden``: no number, a hidden test's steps)."""
+    return (
+        "a whole number of steps' graphs"
+        if hidden
+        else "one step's graph"
+        if abs(k) == 1
+        else f"{abs(k)} steps' graphs"
+    )
+
+
+def _whole_words(reading: _Reading, element_size: int | None, hidden: bool) -> str:
+    k = reading.k
+    return {
+        "twice": "each saved storage counted twice",
+        "bits": "bits counted, not bytes",
+        "graphs": f"{'several' if hidden else k} graphs (iterations, micro-batches) counted, where fewer are alive",
+        "steps": _graphs(k, hidden) + (" counted too many" if k > 0 else " too few counted"),
+        "elements": "elements counted rather than bytes",
+        "narrow": "each element counted at fewer bytes than its dtype has"
+        + ("" if hidden else f" ({k} B, where it has {element_size})"),
+    }[reading.whole]
+
+
+def _words(reading: _Reading, facts: Facts, element_size: int | None, hidden: bool = False) -> str:
+    if reading.whole:
+        return _whole_words(reading, element_size, hidden)
+    return " and ".join(_term_words(t, facts, hidden) for t in reading.terms)
+
+
+def _wholes(received: int, expected: int, diff: int, step: int | None, element_size: int | None) -> list[_Reading]:
+    """The readings of the figure as a whole: everything twice, bits, k graphs, k steps, elements, fewer bytes."""
+    found = []
+    if expected and received == 2 * expected:
+        found.append(_Reading(whole="twice", k=2))
+    if expected and received == 8 * expected:
+        found.append(_Reading(whole="bits", k=8))
+    if expected > 0 and received > 2 * expected and received % expected == 0 and received != 8 * expected:
+        found.append(_Reading(whole="graphs", k=received // expected))
+    if step and diff % step == 0 and abs(diff) // step <= 64:
+        found.append(_Reading(whole="steps", k=diff // step))  # signed: too many (> 0) or too few
+    for e in (element_size,) if element_size else (2, 4, 8):
+        if expected and received * e == expected:
+            found.append(_Reading(whole="elements", k=e))
+    if element_size and diff < 0:
+        found += [
+            _Reading(whole="narrow", k=k)
+            for k in (2, 4)
+            if k < element_size and received * element_size == expected * k and received * element_size != expected
+        ]
+    return found
+
+
+def _same_as_whole(terms: tuple[Term, ...], facts: Facts, wholes: list[_Reading]) -> bool:
+    """Whether a decomposition is a whole-figure reading spelled part by part (every part twice, every part at
+    the same other element size): said once, as the whole."""
+    every = {n for n, b in facts.parts.items() if b > 0}
+    if not every or {t.name for t in terms} != every:
+        return False
+    kinds = {(t.kind, t.size) for t in terms}
+    return len(kinds) == 1 and any(w.whole in ("twice", "narrow", "elements") for w in wholes)
+
+
+def _readings(received, expected, diff, facts, step, element_size, probes) -> list[_Reading]:
+    wholes = _wholes(received, expected, diff, step, element_size)
+    parts = [_Reading(terms=c) for c in decompositions(diff, facts, probes) if not _same_as_whole(c, facts, wholes)]
+    every = wholes + parts
+    if not every:
+        return []
+    fewest = min(r.length for r in every)
+    return sorted((r for r in every if r.length <= fewest + 1), key=lambda r: r.length)
+
+
+def _named(reading: _Reading, name: str, size: int, side: str, diff: int, facts, element_size, saved: bool) -> tuple:
+    """The message, reason, kind and cause key of the one reading that fits."""
+    said = _words(reading, facts, element_size)
+    hidden = _words(reading, facts, element_size, hidden=True)
+    if reading.whole:
+        return _whole_named(reading, name, size, side, diff, element_size)
+    kinds = [t.kind for t in reading.terms]
+    sentences = []
+    if "twice" in kinds:
+        sentences.append(_ONCE)
+    if "missing" in kinds:
+        sentences.append(
+            "Which Node saves it for backward?" if saved else "What of the figure did your count leave out?"
+        )
+    if "unsaved" in kinds:
+        sentences.append("Count only what backward needs (check what each Node saves).")
+    if "dtype" in kinds:
+        sentences.append(_FROM_DTYPE.capitalize())
+    if "view" in kinds:
+        sentences.append("Count each storage once (tensor.untyped_storage()).")
+    tail = " ".join(sentences)
+    first = {"twice": "double", "missing": "missing", "unsaved": "unsaved", "extra": "extra"}
+    kind = first.get(kinds[0], kinds[0])
+    names = " + ".join(t.name for t in reading.terms)
+    head = {"extra": "bytes.extra" if diff > 0 else "bytes.missing", "double": "bytes.double"}
+    cause = cause_key(head.get(kind, f"bytes.{kind}"), names)
+    message = f"{name} is {size} B {side}: exactly {said}." + (f" {tail}" if tail else "")
+    return message, f"is {side} by exactly {hidden}." + (f" {tail}" if tail else ""), kind, cause
+
+
+def _whole_named(reading: _Reading, name: str, size: int, side: str, diff: int, element_size) -> tuple:
+    """The message, reason, kind and cause key of a whole-figure reading, the one that fits."""
+    k = abs(reading.k)
+    if reading.whole == "twice":
+        said = "is exactly 2x the expected figure: was each saved storage counted twice?"
+        return f"{name} {said}", said, "double", ""
+    if reading.whole == "bits":
+        said = "is 8x the expected figure: bits, not bytes?"
+        return f"{name} {said}", said, "multiple", ""
+    if reading.whole == "graphs":
+        message = (
+            f"{name} is exactly {k}x the expected figure: {k} graphs (iterations, micro-batches) counted, where fewer "
+            f"are alive at that moment? {_GRAPH_GOES}"
+        )
+        reason = (
+            "is a whole multiple of the expected figure: several graphs (iterations, micro-batches) counted, where "
+            f"fewer are alive at that moment? {_GRAPH_GOES}"
+        )
+        return message, reason, "multiple", ""
+    if reading.whole == "steps":
+        why = (
+            "Is a graph counted that backward() already freed, or that nothing references any more?"
+            if diff > 0
+            else "Which graph is still alive at that moment (retain_graph=True, or a loss still referenced)?"
+        )
+        message = f"{name} is {size} B {side}: exactly the size of {_graphs(k, False)}. {why}"
+        reason = f"is {side} by exactly the size of a whole number of steps' graphs. {why}"
+        return message, reason, "steps", cause_key("bytes.steps", side)
+    if reading.whole == "elements":
+        here = "here" if element_size else "here?"
+        message = (
+            f"{name} is 1/{k} of the expected figure: elements rather than bytes? Multiply by element_size() "
+            f"({k} B {here})."
+        )
+        reason = "is a whole fraction of the expected figure: elements rather than bytes? Multiply by element_size()."
+        return message, reason, "fraction", ""
+    message = (
+        f"{name} is {size} B too low: exactly what {k} B per element gives, where this dtype has {element_size} B "
+        f"per element: {_FROM_DTYPE}"
+    )
+    reason = (
+        "is too low by a whole fraction: each element counted at fewer bytes than its dtype has "
+        f"({_ASSUMED.get(k, '')}): {_FROM_DTYPE}"
+    )
+    return (
+        message,
+        reason,
+        "element_size",
+        cause_key("bytes.element_size", "fewer bytes per element than the dtype has"),
     )
 
 
 # what a figure counted at k B per element, where the dtype has more, is said to have taken (no hidden dtype named)
 _ASSUMED = {4: "4 B per element where float64 has 8?", 2: "2 B per element, a 16-bit dtype's, where this one has more?"}
+
+
+def _ambiguous(readings, name, size, side, facts, element_size) -> tuple[str, str]:
+    """The message and reason of a figure that more than one reading fits: the readings, smallest first, each a
+    possibility, and the question that decides."""
+    shown = readings[:_LISTED]
+    more = len(readings) - len(shown)
+    tail = f" (and {more} more)" if more else ""
+    ask = " Which of them is in your count? Work the figure out tensor by tensor."
+    listed = "; or ".join(_words(r, facts, element_size) for r in shown)
+    hidden = "; or ".join(_words(r, facts, element_size, hidden=True) for r in shown)
+    lead = f"is {side}, by a figure that more than one reading of your count gives exactly (possibilities):"
+    return (
+        f"{name} is {size} B {side}, by a figure that more than one reading of your count gives exactly "
+        f"(possibilities): {listed}{tail}.{ask}",
+        f"{lead} {hidden}{tail}.{ask}",
+    )
 
 
 def diagnose_bytes(
@@ -68,38 +247,33 @@ def diagnose_bytes(
     step: int | None = None,
     extra: dict[str, int] | None = None,
     element_size: int | None = None,
+    element_sizes: dict[str, int] | None = None,
+    views: dict[str, int] | None = None,
+    probes: list[dict] | None = None,
+    saved: bool = True,
 ) -> Diagnosis:
-    """Compare a memory figure (``int`` bytes) with the reference, exactly, and name what the
-    difference is made of.
+    """Compare a memory figure (``int`` bytes) with the reference, exactly, and name what the difference is made
+    of where one reading of it fits (NOTE in ``autograder.compare.byte_terms``).
 
     Args:
         received: the learner's figure.
         expected: the reference figure, in bytes.
-        parts: bytes of each storage the reference really saves, by name (``{"x": 128, "the ReLU
-            output": 96}``): a figure too low by some of them left them out; too high by some of
-            them counted them twice.
-        unsaved: bytes of tensors the computation makes but no Node saves, by name (``{"the
-            sigmoid's input": 96}``): a figure too high by one of them counted a tensor that is
-            not kept for backward.
-        step: bytes of one step's graph, when the figure is about a loop: a figure off by k of
-            them counted k steps' graphs too many (or too few) at that moment.
-        extra: bytes that a known wrong run adds, named by what adds them (a measured figure:
-            ``{"what the backbone saves when it runs in grad mode": 1536}``), or, negative, leaves out
-            (``{"the clone's storage": -80}``): a figure off by exactly one of them is said to be that.
-        element_size: bytes per element of the dtype the figure counts, when there is one: a figure
-            1/k of the reference is said to count elements only when k is that size (a figure in
-            float32 that is 1/2 of the reference is not elements: 2 B is no float32 size).
-
-    The difference is matched first against one part, one unsaved tensor or one step's graph,
-    then the ratios (2x: everything counted twice; 8x: bits; k x: k graphs where one is alive),
-    then k steps' graphs and sums of up to three parts (saved or not), then 1/2, 1/4, 1/8
-    (elements for bytes). Only saved parts are ever said to be counted twice.
+        parts: bytes of each storage the reference counts, by name (``{"x": 128, "the ReLU output": 96}``).
+        unsaved: bytes of tensors the computation makes but no Node saves, by name.
+        step: bytes of one step's graph, when the figure is about a loop.
+        extra: bytes that a known wrong run adds (or, negative, leaves out), named by what does it (measured).
+        element_size: bytes per element of the dtype the figure counts, when it has one dtype: every part's
+            element size unless ``element_sizes`` names the part's own.
+        element_sizes: bytes per element of each part, by name, where the parts have several dtypes.
+        views: bytes of views whose storage the figure already counts (a transposed weight), by name.
+        probes: the same figure at other inputs, to tell readings apart: ``[{"received": int, "expected": int,
+            "parts": ..., "unsaved": ..., "extra": ..., "views": ..., "element_sizes": ...}]`` (names as here).
+        saved: whether the parts are tensors saved for backward (False: ``.grad``, a result, what is alive).
 
     Returns:
-        A :class:`Diagnosis` (``kind``: ok, type, element_size, double, missing, unsaved, steps,
-        extra, multiple, fraction, mismatch); never raises.
+        A :class:`Diagnosis` (``kind``: ok, type, double, missing, unsaved, dtype, view, extra, steps,
+        element_size, multiple, fraction, ambiguous, mismatch); never raises.
     """
-    parts, unsaved, extra = dict(parts or {}), dict(unsaved or {}), dict(extra or {})
     if isinstance(received, bool) or not isinstance(received, int):
         hint = " (use .item() or int(...))" if hasattr(received, "item") else ""
         said = f"should be an int number of bytes, got {type(received).__name__}{hint}."
@@ -108,178 +282,28 @@ def diagnose_bytes(
         return Diagnosis(True, "ok", f"{name} is correct.", 0.0)
     rel = abs(received - expected) / expected if expected else float(abs(received))
     diff = received - expected
-    size = abs(diff)
-    side = "too high" if diff > 0 else "too low"
-
-    def steps_message(k: int) -> Diagnosis:
-        graphs = "one step's graph" if k == 1 else f"{k} steps' graphs"
-        why = (
-            "Is a graph counted that backward() already freed, or that nothing references any more?"
-            if diff > 0
-            else "Which graph is still alive at that moment (retain_graph=True, or a loss still referenced)?"
-        )
-        return Diagnosis(
-            False,
-            "steps",
-            f"{name} is {size} B {side}: exactly the size of {graphs}. {why}",
-            rel,
-            float(k),
-            cause=cause_key("bytes.steps", side),
-            reason=f"is {side} by exactly the size of a whole number of steps' graphs. {why}",  # k: the steps
-        )
-
-    def saved_message(combos: list[tuple[str, ...]]) -> Diagnosis:
-        if diff > 0:
-            return Diagnosis(
-                False,
-                "double",
-                f"{name} is {size} B too high: exactly the size of "
-                f"{_named(combos)}. Was it counted twice? A storage saved by several Nodes "
-                "(or through views) is kept, and counted, once.",
-                rel,
-                cause=cause_key("bytes.double", _named(combos)),
-                reason=f"is too high by exactly the size of {_named(combos)}. Was it counted twice? A storage "
-                "saved by several Nodes (or through views) is kept, and counted, once.",
-                given=_names_in(combos),
+    size, side = abs(diff), "too high" if diff > 0 else "too low"
+    facts = _facts(parts, unsaved, views, extra, element_sizes, element_size)
+    tried = []
+    for probe in probes or ():
+        if (
+            isinstance(probe, dict)
+            and isinstance(probe.get("received"), int)
+            and isinstance(probe.get("expected"), int)
+        ):
+            there = _facts(
+                *(probe.get(k) for k in ("parts", "unsaved", "views", "extra", "element_sizes")), element_size
             )
-        return Diagnosis(
-            False,
-            "missing",
-            f"{name} is {size} B too low: exactly the size of {_named(combos)}. Which Node saves it for backward?",
-            rel,
-            cause=cause_key("bytes.missing", _named(combos)),
-            reason=f"is too low by exactly the size of {_named(combos)}. Which Node saves it for backward?",
-            given=_names_in(combos),
-        )
-
-    def unsaved_message(combos: list[tuple[str, ...]]) -> Diagnosis:
-        names = sorted({n for combo in combos for n in combo if n in unsaved})
-        listed = " and ".join(names)
-        said = (
-            f"exactly the size of {_named(combos)}; {listed} {'is' if len(names) == 1 else 'are'} not saved for "
-            "backward by any Node: count only what backward needs (check what each Node saves)."
-        )
-        return Diagnosis(
-            False,
-            "unsaved",
-            f"{name} is {size} B too high: {said}",
-            rel,
-            cause=cause_key("bytes.unsaved", listed),
-            reason=f"is too high by {said}",
-            given=_names_in(combos),
-        )
-
-    # one thing, by its own name: what a known wrong run adds or leaves out, a saved storage, a tensor nobody
-    # saves, or one step's graph
-    if known := [n for n, s in extra.items() if s == diff]:
-        message = f"{name} is {size} B {side}: exactly {' or '.join(known)}."
-        return Diagnosis(
-            False,
-            "extra",
-            message,
-            rel,
-            cause=cause_key("bytes.extra" if diff > 0 else "bytes.missing", " or ".join(known)),
-            reason=f"is {side} by exactly {' or '.join(known)}.",
-            given=tuple(known),
-        )
-
-    def smaller_element(sizes: tuple[int, ...]) -> Diagnosis | None:
-        """Every element counted at one of ``sizes`` bytes, fewer than the dtype's ``element_size``."""
-        assumed = [
-            k
-            for k in sizes
-            if element_size and diff < 0 and k < element_size and received * element_size == expected * k
-        ]
-        if not assumed:
-            return None
-        fix = "take each tensor's size from its dtype: numel() * element_size()."
-        return Diagnosis(
-            False,
-            "element_size",
-            f"{name} is {size} B too low: exactly what {assumed[0]} B per element gives, where this dtype has "
-            f"{element_size} B per element: {fix}",
-            rel,
-            received / expected,
-            cause=cause_key("bytes.element_size", "fewer bytes per element than the dtype has"),
-            # no sizes: they would name a hidden test's dtype
-            reason=f"is too low by a whole fraction: each element counted at fewer bytes than its dtype has "
-            f"({_ASSUMED[assumed[0]]}): {fix}",
-        )
-
-    # 4 B per element (float32's) where the dtype has more: said before a part of the same size, since a
-    # check runs its float32 cases first, where a missing part shows; other sizes only after the parts
-    if wide := smaller_element((4,)):
-        return wide
-    single = [(n,) for n, s in parts.items() if s == size]
-    not_saved = [(n,) for n, s in unsaved.items() if s == size] if diff > 0 else []
-    if single and not_saved:  # the same size: a saved storage counted twice, or a tensor nobody saves
-        twice = saved_message(single)
-        also = f" Or is it {_named(not_saved)}, which no Node saves for backward?"
-        return Diagnosis(
-            False,
-            "double",
-            twice.message + also,
-            rel,
-            cause=twice.cause,
-            reason=twice.reason + also,
-            given=twice.given + _names_in(not_saved),
-        )
-    if single:
-        return saved_message(single)
-    if not_saved:
-        return unsaved_message(not_saved)
-    if step and size == step:
-        return steps_message(1)
-    # ratios: the whole figure counted twice, in bits, or once per graph
-    if expected and received == 2 * expected:
-        return Diagnosis(
-            False,
-            "double",
-            f"{name} is exactly 2x the expected figure: was each saved storage counted twice?",
-            rel,
-            2.0,
-            reason="is exactly 2x the expected figure: was each saved storage counted twice?",
-        )
-    if expected and received == 8 * expected:
-        said = "is 8x the expected figure: bits, not bytes?"
-        return Diagnosis(False, "multiple", f"{name} {said}", rel, 8.0, reason=said)
-    if expected > 0 and received > 2 * expected and received % expected == 0:
-        k = received // expected
-        return Diagnosis(
-            False,
-            "multiple",
-            f"{name} is exactly {k}x the expected figure: {k} graphs (iterations, micro-batches) counted, "
-            f"where fewer are alive at that moment? {_GRAPH_GOES}",
-            rel,
-            float(k),
-            reason="is a whole multiple of the expected figure: several graphs (iterations, micro-batches) counted, "
-            f"where fewer are alive at that moment? {_GRAPH_GOES}",
-        )
-    if step and size % step == 0 and size // step <= 64:
-        return steps_message(size // step)
-    # sums of a few parts: saved ones only for a figure too low
-    # (a tensor nobody saves is the likelier slip than a saved one counted twice: fewest saved first)
-    if combos := _sum_matches(
-        size, parts if diff < 0 else {**parts, **unsaved}, rank=lambda combo: sum(n in parts for n in combo)
-    ):
-        if any(n in unsaved for combo in combos for n in combo):
-            # the same excess may also be saved storages counted twice: say both, never pick one unseen
-            return _or_twice(unsaved_message(combos), _sum_matches(size, parts) if diff > 0 else [])
-        return saved_message(combos)
-    if narrow := smaller_element((2,)):
-        return narrow
-    for factor in (2, 4, 8) if element_size is None else (element_size,):
-        if expected and received * factor == expected:
-            return Diagnosis(
-                False,
-                "fraction",
-                f"{name} is 1/{factor} of the expected figure: elements "
-                f"rather than bytes? Multiply by element_size() ({factor} B"
-                f"{' here' if element_size else ' here?'}).",
-                rel,
-                reason="is a whole fraction of the expected figure: elements rather than bytes? Multiply by "
-                "element_size().",  # the factor is the dtype's size, and a dtype may be what a hidden test changes
-            )
+            tried.append((probe["received"] - probe["expected"], there))
+    readings = _readings(received, expected, diff, facts, step, element_size, tried)
+    given = tuple(dict.fromkeys(t.name for r in readings[:_LISTED] for t in r.terms))
+    if len(readings) == 1:
+        message, reason, kind, cause = _named(readings[0], name, size, side, diff, facts, element_size, saved)
+        factor = float(abs(readings[0].k)) if readings[0].whole else None
+        return Diagnosis(False, kind, message, rel, factor, cause=cause, reason=reason, given=given)
+    if readings:
+        message, reason = _ambiguous(readings, name, size, side, facts, element_size)
+        return Diagnosis(False, "ambiguous", message, rel, cause="bytes.ambiguous", reason=reason, given=given)
     return Diagnosis(
         False,
         "mismatch",
@@ -287,3 +311,17 @@ def diagnose_bytes(
         rel,
         reason=f"is {side}, by no known part or whole multiple.",
     )
+
+
+def _facts(parts, unsaved, views, extra, element_sizes, element_size) -> Facts:
+    """The run's facts, as plain dicts of ``{str: int}`` (anything else in a record is left out)."""
+
+    def clean(table) -> dict[str, int]:
+        if not isinstance(table, dict):
+            return {}
+        return {str(k): v for k, v in table.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+    parts = clean(parts)
+    sizes = dict.fromkeys(parts, element_size) if element_size else {}
+    sizes.update({k: v for k, v in clean(element_sizes).items() if v > 0})
+    return Facts(parts, clean(unsaved), clean(views), clean(extra), sizes)

@@ -1,27 +1,82 @@
-"""A cause is a hypothesis the grader tests: each cause a check may name carries the evidence that must hold on
-the learner's own run before the feedback names it (COURSE.md §4, "No cause without evidence").
+"""A cause is a claim with a test: each sentence that states *why* the learner's answer is wrong is made only
+from a :class:`Held`, and a ``Held`` is made only where the claim's test returned :attr:`Verdict.HOLDS` on the
+learner's own run (COURSE.md §4, "No cause without evidence").
 
 A check observes what the learner's run did and reports it as *facts*: plain data, ``{fact: (what was seen,
 ...)}``, carried with the received value (``facts=`` of ``check.tensor``, ``check.grads``, ``check.value``;
-``autograder.check.observe`` gathers the common ones). A cause is ``cause(text, evidence)``: its text, and
-the name of a test in :data:`EVIDENCE`, the table below. Weighed against the facts, each test says:
+``autograder.check.observe`` gathers the common ones). A claim is plain data too, so it travels in a check's
+record to the class grader:
 
-- ``True``: the run shows the mechanism: the cause is named, as the cause;
-- ``None``: the run was not observed on that point: the cause is a candidate, listed after the symptom as
-  something to check ("possible causes, to check: ..."), never as a verdict;
-- ``False``: the run contradicts it (the learner's forward ran under autocast; .grad was scaled, not reset):
-  it is never stated.
+- ``cause(text, evidence)``: its text and the name of a test in :data:`EVIDENCE`, the table below;
+- ``shown(text, fact, *values)``: its text, holding where the run showed one of ``values`` for ``fact`` (a
+  check's own observation: "the gradients of rank 1 are rank 0's");
+- a plain text that a check selected because the learner's value is *exactly* what that mistake gives on the
+  same inputs (a factor a question names, a received value a hint is keyed by): the match is its test, made
+  by the one who matched (:func:`matched`).
 
-A value that equals what a typical mistake gives is one line of evidence (the factor, the count); where that
-number fits other mechanisms as well, the cause also names its mechanism's test here, so that a learner whose
-run shows another mechanism is told the symptom, not a story that is not theirs.
+Weighed against the facts, each test returns a :class:`Verdict`:
+
+- ``HOLDS``: the run shows the mechanism: the claim is minted as a :class:`Held` and may be stated;
+- ``NOT_OBSERVED``: the run was not observed on that point: a candidate, listed after the symptom as something
+  to check, and only beside others ("possible causes, to check: A. Or: B"): a single unobserved candidate is
+  not said, since a lone guess reads as the cause; the symptom and the deciding question are said instead;
+- ``CONTRADICTED``: the run contradicts it: it is never stated.
+
+Message templates take a cause only as a ``Held`` (:func:`because`): a plain string there is a ``TypeError``,
+so a template cannot state a cause its evidence did not return ``HOLDS`` for (``tests/compare/test_templates``
+walks every template of the package).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import enum
+from collections.abc import Callable, Mapping, Sequence
 
-__all__ = ["EVIDENCE", "cause", "is_cause", "weigh", "said", "texts_of", "facts_of"]
+__all__ = [
+    "EVIDENCE",
+    "Verdict",
+    "Held",
+    "cause",
+    "shown",
+    "is_cause",
+    "verdict_of",
+    "holding",
+    "matched",
+    "because",
+    "weigh",
+    "said",
+    "texts_of",
+    "facts_of",
+]
+
+
+class Verdict(enum.Enum):
+    """What a claim's test says of the learner's run."""
+
+    HOLDS = "holds"
+    CONTRADICTED = "contradicted"
+    NOT_OBSERVED = "not observed"
+
+
+_MINT = object()  # only this module's functions hold it: a Held is made by a test that returned HOLDS
+
+
+class Held:
+    """A sentence that states why, whose test returned :attr:`Verdict.HOLDS` on the learner's run: the only
+    thing a message template accepts as a cause (:func:`because`). Made by :func:`holding` (a claim weighed on
+    the facts) or :func:`matched` (a value equal to what that mistake gives); constructing one otherwise raises
+    ``TypeError``. ``text``: the sentence; ``test``: what showed it (an evidence name, or the match)."""
+
+    __slots__ = ("test", "text")
+
+    def __init__(self, text: str, test: str, mint=None):
+        if mint is not _MINT:
+            raise TypeError("a Held is made only by a test that returned HOLDS (evidence.holding or evidence.matched)")
+        self.text, self.test = str(text), str(test)
+
+    def __repr__(self) -> str:
+        return f"Held({self.text!r}, test={self.test!r})"
+
 
 # Fact names (a check's observer writes them; a test below reads them). Each fact's value is a tuple of
 # what was seen, once per occurrence in the run (one entry per forward, per checkpoint call, ...).
@@ -77,6 +132,15 @@ EVIDENCE: dict[str, Callable[[Mapping], bool | None]] = {
 }
 
 
+def shown(text: str, fact: str, *values) -> dict:
+    """A cause that holds where the learner's run showed one of ``values`` for ``fact`` (a fact the check itself
+    observed and passes in ``facts=``): plain data, like :func:`cause`. Contradicted where the fact was observed
+    with none of them; not observed where the check did not report it."""
+    if not values:
+        raise ValueError("shown(text, fact, *values) needs at least one value the fact must show")
+    return {"cause": str(text), "fact": str(fact), "seen": list(values)}
+
+
 def cause(text: str, evidence: str) -> dict:
     """A cause a check may name: its ``text`` and the name of its test in :data:`EVIDENCE` (plain data: it
     travels in a check's record).
@@ -90,8 +154,12 @@ def cause(text: str, evidence: str) -> dict:
 
 
 def is_cause(entry) -> bool:
-    """Whether ``entry`` is a :func:`cause` (a cause with its evidence) rather than a plain text."""
-    return isinstance(entry, Mapping) and isinstance(entry.get("cause"), str) and entry.get("evidence") in EVIDENCE
+    """Whether ``entry`` is a :func:`cause` or a :func:`shown` (a cause with its test) rather than a plain text."""
+    if not (isinstance(entry, Mapping) and isinstance(entry.get("cause"), str)):
+        return False
+    return entry.get("evidence") in EVIDENCE or (
+        isinstance(entry.get("fact"), str) and isinstance(entry.get("seen"), (list, tuple))
+    )
 
 
 def facts_of(value) -> dict:
@@ -102,21 +170,54 @@ def facts_of(value) -> dict:
     return {k: tuple(v) for k, v in value.items() if isinstance(k, str) and isinstance(v, (tuple, list))}
 
 
-def _test(entry, facts: Mapping) -> bool | None:
-    """A candidate's verdict on the facts: a plain text (no test of its own) is None: a candidate only."""
-    return EVIDENCE[entry["evidence"]](facts) if is_cause(entry) else None
+def verdict_of(entry, facts: Mapping) -> Verdict:
+    """A claim's verdict on the facts: a plain text (no test of its own) is NOT_OBSERVED."""
+    if not is_cause(entry):
+        return Verdict.NOT_OBSERVED
+    if "evidence" in entry and entry["evidence"] in EVIDENCE:
+        seen = EVIDENCE[entry["evidence"]](facts)
+    else:
+        seen = _seen(entry["fact"], *entry["seen"])(facts)
+    return Verdict.NOT_OBSERVED if seen is None else Verdict.HOLDS if seen else Verdict.CONTRADICTED
 
 
-def weigh(candidates, facts: Mapping) -> tuple[list[str], list[str]]:
-    """``(named, possible)``: the texts of the candidates (:func:`cause` or plain texts) whose evidence holds on
-    the facts, and of those the facts neither show nor contradict; contradicted ones are in neither."""
+def holding(entry, facts: Mapping) -> Held | None:
+    """``entry`` (a :func:`cause` or :func:`shown`) as a :class:`Held` where its test holds on ``facts``."""
+    if verdict_of(entry, facts) is not Verdict.HOLDS:
+        return None
+    return Held(entry["cause"], entry.get("evidence") or f"{entry['fact']}: {entry['seen']}", _MINT)
+
+
+def matched(text: str, how: str) -> Held:
+    """A plain text selected because the learner's value is exactly what that mistake gives on the same inputs
+    (``how``: "the factor a question names", "the received value a hint is keyed by"): the match is its test.
+    Only the comparisons that did the matching call this (``compare.tensors``, ``check.judging``)."""
+    return Held(text, how, _MINT)
+
+
+def because(observed: str, causes: Sequence[Held] = (), question: str = "") -> str:
+    """A message: what the run shows (``observed``), then the causes that hold, or, with none, the question that
+    decides between the possibilities. A cause that is not a :class:`Held` raises ``TypeError``: a template
+    cannot state a cause its evidence did not return HOLDS for."""
+    causes = list(causes)
+    if any(not isinstance(c, Held) for c in causes):
+        raise TypeError("because() states a cause only as a Held (a claim whose test returned HOLDS)")
+    if causes:
+        return f"{observed}: {' '.join(c.text for c in causes)}"
+    return f"{observed}. {question}" if question else f"{observed}."
+
+
+def weigh(candidates, facts: Mapping) -> tuple[list[Held], list[str]]:
+    """``(held, possible)``: the candidates (:func:`cause`/:func:`shown` or plain texts) whose test holds on the
+    facts, as :class:`Held`, and the texts of those the facts neither show nor contradict; contradicted ones are
+    in neither. A plain text is never held here: its test, a match, is the caller's (:func:`matched`)."""
     named, possible = [], []
     for entry in candidates:
-        verdict = _test(entry, facts)
+        verdict = verdict_of(entry, facts)
         text = entry["cause"] if is_cause(entry) else str(entry)
-        if verdict is True:
-            named.append(text)
-        elif verdict is None and text not in possible:
+        if verdict is Verdict.HOLDS:
+            named.append(holding(entry, facts))
+        elif verdict is Verdict.NOT_OBSERVED and text not in possible:
             possible.append(text)
     return named, possible
 
@@ -128,17 +229,18 @@ def texts_of(entry) -> list[str]:
 
 
 def said(entry, facts: Mapping | None) -> tuple[str, bool]:
-    """What a check says for a question's cause ``entry`` (a text, a :func:`cause`, or a list of them), weighed on
-    the learner's run: ``(text, named)``. A plain text is stated: the difference that selected it (the factor, the
-    count that mistake gives) is its evidence, or it states the symptom. A cause with a test is stated when its
-    evidence holds; when none holds, those the run was not observed on are listed as things to check ("Possible
-    cause, to check: ..."); one the run contradicts is left out. ``named``: whether something was stated as a cause
-    or symptom (not only listed); ``("", False)`` when nothing is left to say."""
+    """What a check says for a question's cause ``entry`` (a text, a :func:`cause`/:func:`shown`, or a list of
+    them), weighed on the learner's run: ``(text, named)``. A plain text is stated: the difference that selected
+    it (the factor, the received value that mistake gives) is its test (:func:`matched`), or, selected by a kind
+    of difference ("zeros"), it is the question's rule for that kind, written as a rule or a question, never as a
+    claim about the run (``tests/compare/test_templates`` reads every one). A claim with a test is stated when it
+    holds; when none holds, those the run was not observed on are listed as things to check ("Possible cause, to
+    check: ..."); one the run contradicts is left out. ``named``: whether something was stated as a cause or
+    symptom (not only listed); ``("", False)`` when nothing is left to say."""
     entries = entry if isinstance(entry, list) else [entry]
-    named, possible = weigh([e for e in entries if is_cause(e)], facts or {})
-    plain = [str(e) for e in entries if not is_cause(e) and e]
-    if named or not possible:
-        return " ".join(plain + named), bool(plain or named)
+    held, possible = weigh([e for e in entries if is_cause(e)], facts or {})
+    held = [matched(str(e), "the difference that selected it") for e in entries if not is_cause(e) and e] + held
+    if held or not possible:
+        return " ".join(h.text for h in held), bool(held)
     many = len(possible) > 1
-    listed = f"Possible cause{'s' if many else ''}, to check: " + " Or: ".join(possible)
-    return " ".join([*plain, listed]), False
+    return f"Possible cause{'s' if many else ''}, to check: " + " Or: ".join(possible), False

@@ -10,11 +10,35 @@ import torch
 
 from .causes import key as cause_key
 from .diagnosis import NONE_GRAD_CAUSES, Diagnosis, tolerances
-from .evidence import NON_FINITE, facts_of, said
+from .evidence import NON_FINITE, because, facts_of, said
 from .factors import _cause_for_factor, _factor_words, _rel_error, _scale_factor, _whole, _worst_element
 from .shapes import _SHAPE_REASONS, _shape_message
 
 __all__ = ["diagnose"]
+
+# What a difference's kind shows, said as the question that decides between its possible causes: none of these
+# is stated as the cause unless the run shows it (compare.evidence)
+ZEROS_QUESTION = (
+    "which path from the loss to it carries no gradient? One cut from the graph (.detach(), .data, torch.no_grad()), "
+    "an op with no gradient (argmax, round, a comparison), or a parameter the loss never reaches; or was the "
+    "gradient zeroed after backward (in place, or through a tensor that shares its storage)?"
+)
+SIGN_QUESTION = "Is the sign of the loss, or of one chain-rule factor, the other way round?"
+
+
+def _multiple_question(k: int | None) -> str:
+    by = f"{k} times" if k else "that many times"
+    left = f"a division by {k} left out" if k else "a division left out"
+    return (
+        f"Did gradients accumulate in .grad over several backward passes without being zeroed, or is the loss "
+        f"{by} too large (a sum where a mean was meant, {left})?"
+    )
+
+
+def _fraction_question(k: int | None) -> str:
+    by = f"by {k}" if k else "by that number"
+    return f"Was it divided {by} once too often, or a mean taken where a sum was meant?"
+
 
 # a constant factor that is no whole number is said only when this many elements of the reference agree on it
 _AGREEING = 3
@@ -151,12 +175,10 @@ def diagnose(
     facts = _run_facts(facts, r)
     if not bool(r.any()) and bool(e.any()):
         told = _weighed(causes["zeros"], facts) if "zeros" in causes else None
-        cause = (
-            told[0]
-            if told
-            else "the graph was cut between the loss and this tensor (detach(), .data,"
-            " no_grad, or a non-differentiable op such as argmax, round or a comparison)."
-        )
+        if told:
+            cause = told[0]
+        else:  # nothing observed tells which path carried no gradient: the question that decides, no cause
+            cause = because("", (), ZEROS_QUESTION).removeprefix(". ")
         own = cause_key("tensor.zeros", cause) if told and told[1] else ""
         return Diagnosis(
             False,
@@ -200,39 +222,29 @@ def diagnose(
             given=(cause,),
         )
     if s is not None and _whole(s) == -1:
+        said = because("", (), SIGN_QUESTION).removeprefix(". ")
         return Diagnosis(
             False,
             "sign",
-            f"{name} has the opposite sign of the expected value: check"
-            " the sign of the loss or of the chain-rule factor.",
+            f"{name} has the opposite sign of the expected value. {said}",
             rel,
             s,
-            reason="has the opposite sign of the expected value: check the sign of the loss or of the chain-rule "
-            "factor.",
+            reason=f"has the opposite sign of the expected value. {said}",
         )
     if s is not None and (k := _whole(s)) and k >= 2:
-        return Diagnosis(
-            False,
-            "multiple",
-            f"{name} is exactly {k}x the expected value: gradients"
-            " accumulate in .grad, so were they zeroed between backward calls? Or the loss"
-            f" is {k}x too large: a sum where a mean was meant, or a division by {k} left out.",
-            rel,
-            s,
-            reason="is a whole multiple of the expected value: gradients accumulate in .grad, so were they zeroed "
-            "between backward calls? Or the loss is too large by that factor: a sum where a mean was meant, or a "
-            "division left out.",
-        )
+        # a second backward into a kept .grad and a loss k times too large give the same figure: both asked (a
+        # question that may run several backward passes by design cannot tell them apart from the facts)
+        message = because(f"{name} is exactly {k}x the expected value", (), _multiple_question(k))
+        reason = because("is a whole multiple of the expected value", (), _multiple_question(None))
+        return Diagnosis(False, "multiple", message, rel, s, reason=reason)
     if s and abs(s) < 1 and (k := _whole(1 / s)) and k >= 2:  # s == 0: r is ~0 but not exactly
         return Diagnosis(
             False,
             "fraction",
-            f"{name} is exactly 1/{k} of the expected value: divided"
-            f" by {k} once too often, or a mean taken where a sum was meant.",
+            because(f"{name} is exactly 1/{k} of the expected value", (), _fraction_question(k)),
             rel,
             s,
-            reason="is the expected value divided by a whole number: divided once too often, or a mean taken where "
-            "a sum was meant.",
+            reason=because("is the expected value divided by a whole number", (), _fraction_question(None)),
         )
     # one factor fits every element, but no whole one: evidence only where several elements agree on it (any
     # wrong number is some multiple of a one-element reference)

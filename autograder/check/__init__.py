@@ -347,34 +347,42 @@ def nbytes(
     step: int | None = None,
     extra: dict[str, int] | None = None,
     element_size: int | None = None,
+    element_sizes: dict[str, int] | None = None,
+    views: dict[str, int] | None = None,
+    probes: list[tuple] | None = None,
+    saved: bool = True,
 ) -> None:
     """Check a memory figure in bytes (an ``int``), exactly, with
-    :func:`autograder.compare.diagnose_bytes`, which names what a difference is made of:
-    ``parts``, bytes of each storage the reference saves, by name; ``unsaved``, bytes of tensors
-    the computation makes but no Node saves; ``step``, bytes of one step's graph (a loop);
-    ``extra``, bytes a known wrong run adds (negative: leaves out), named by what does it; ``element_size``, bytes per
-    element of the figure's dtype when it has one (no "elements rather than bytes" another size rules out).
+    :func:`autograder.compare.diagnose_bytes`, which names what a difference is made of where one reading of it
+    fits the run's facts (else lists the readings as possibilities): ``parts``, bytes of each storage the
+    reference counts, by name; ``unsaved``, bytes of tensors the computation makes but no Node saves; ``step``,
+    bytes of one step's graph (a loop); ``extra``, bytes a known wrong run adds (negative: leaves out), named by
+    what does it; ``element_size``, bytes per element of the figure's dtype when it has one, or
+    ``element_sizes``, each part's; ``views``, bytes of views whose storage is already counted; ``probes``, the
+    learner's figure at other inputs with the facts there, ``[(figure, {"expected": int, "parts": ..., "unsaved":
+    ..., ...}), ...]``, which tell apart readings that one size cannot (the record carries the learner's figures
+    with its value, as ``facts`` are carried, so the class grader reads them, and the facts from the solution's
+    record); ``saved``: whether the parts are tensors saved for backward.
 
     Raises:
         CheckFailed: with the diagnosis.
     """
     __tracebackhide__ = True
-    _check(
-        Checked(
-            name,
-            "nbytes",
-            received,
-            expected,
-            {
-                "parts": parts or {},
-                "unsaved": unsaved or {},
-                "step": step,
-                "extra": extra or {},
-                "element_size": element_size,
-                "show_values": show_values,
-            },
-        )
-    )
+    options = {
+        "parts": parts or {},
+        "unsaved": unsaved or {},
+        "step": step,
+        "extra": extra or {},
+        "element_size": element_size,
+        "element_sizes": element_sizes or {},
+        "views": views or {},
+        "saved": saved,
+        "show_values": show_values,
+    }
+    if probes:
+        options.update(probes=[facts for _, facts in probes], probed=True)
+        received = (received, tuple(figure for figure, _ in probes))
+    _check(Checked(name, "nbytes", received, expected, options))
 
 
 def at_most(received, limit, name: str, hint: str = "", show_values: bool = True) -> None:

@@ -190,7 +190,19 @@ def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, st
     return False, keyed(message + (f". {hint}" if hint else "."), cause_key("value", hint if named else name))
 
 
+def _probes(received, options: dict) -> tuple:
+    """``(the figure, the probes)``: a record made with probes carries the learner's figures at the probes' inputs
+    with its value (``check.nbytes``); each probe is then the solution's facts there with the learner's figure."""
+    if not options.get("probed"):
+        return received, []
+    figure, others = received if isinstance(received, tuple) and len(received) == 2 else (received, ())
+    facts = options.get("probes") if isinstance(options.get("probes"), list) else []
+    others = others if isinstance(others, (tuple, list)) else ()
+    return figure, [{**f, "received": r} for f, r in zip(facts, others) if isinstance(f, Mapping)]
+
+
 def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, str]:
+    received, probes = _probes(received, options)
     result = diagnose_bytes(
         received,
         expected,
@@ -200,6 +212,10 @@ def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, s
         options.get("step"),
         options.get("extra") or {},
         options.get("element_size"),
+        options.get("element_sizes") or {},
+        options.get("views") or {},
+        probes,
+        options.get("saved", True) is not False,
     )
     if result.ok:
         return True, f"OK {name}"

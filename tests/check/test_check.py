@@ -186,8 +186,19 @@ def test_autograd_error_in_learner_code_is_explained():
 def test_byte_counts_are_checked_exactly():
     """Does check.nbytes accept the exact figure and name a doubled storage?"""
     check.nbytes(224, 224, parts={"x": 128})
-    with pytest.raises(check.CheckFailed, match="128 B too high: exactly the size of x"):
+    with pytest.raises(check.CheckFailed, match="128 B too high: exactly x counted twice"):
         check.nbytes(352, 224, parts={"x": 128})
+
+
+def test_a_byte_count_is_told_by_its_figures_at_other_sizes():
+    """Is a figure whose excess is as large as a saved part and as a tensor no Node saves said to be ambiguous,
+    and named once the learner's figure at another size (a probe, carried with the value) leaves one reading?"""
+    parts, unsaved = {"x": 128, "net(x) - y": 32}, {"the squared errors": 32}
+    with pytest.raises(check.CheckFailed, match="possibilities"):
+        check.nbytes(192, 160, parts=parts, unsaved=unsaved)
+    there = {"expected": 300, "parts": {"x": 240, "net(x) - y": 60}, "unsaved": {"the squared errors": 50}}
+    with pytest.raises(check.CheckFailed, match="exactly the squared errors counted, though no Node saves it"):
+        check.nbytes(192, 160, parts=parts, unsaved=unsaved, probes=[(350, there)])
 
 
 def test_a_failed_check_shows_in_ipython_as_its_message_without_the_checkers_frame():

@@ -34,7 +34,7 @@ from typing import Any
 
 import torch
 
-from ..compare.evidence import cause
+from ..compare.evidence import cause, shown
 from ..explain import explain
 from .checked import CHECKED_WHEN_GRADED, WITHHELD, Checked
 from .judging import judge
@@ -49,6 +49,7 @@ __all__ = [
     "CheckFailed",
     "Checked",
     "cause",
+    "shown",
     "answered",
     "WITHHELD",
     "at_most",
@@ -385,14 +386,16 @@ def nbytes(
     _check(Checked(name, "nbytes", received, expected, options))
 
 
-def at_most(received, limit, name: str, hint: str = "", show_values: bool = True) -> None:
-    """Check that a number (a memory figure in bytes, say) is at most ``limit``.
+def at_most(received, limit, name: str, hint="", show_values: bool = True, facts: Mapping | None = None) -> None:
+    """Check that a number (a memory figure in bytes, say) is at most ``limit``. ``hint``: a sentence, or a
+    ``compare.evidence`` cause (``check.cause``/``check.shown``) or a list of them, named only where its
+    evidence holds on ``facts`` (what the check observed the learner's run do).
 
     Raises:
         CheckFailed: naming the figure, with both numbers when ``show_values``, then ``hint``.
     """
     __tracebackhide__ = True
-    _check(Checked(name, "at_most", received, limit, {"hint": hint, "show_values": show_values}))
+    _check(_with_facts(Checked(name, "at_most", received, limit, {"hint": hint, "show_values": show_values}), facts))
 
 
 def predictions(

@@ -270,9 +270,10 @@ def _judge_at_most(received, expected, name: str, options: dict) -> tuple[bool, 
     if received <= expected:
         return True, f"OK {name}"
     shown = f": {received:g}, more than {expected:g}" if options.get("show_values", True) else ""
-    hint = options.get("hint", "")
+    hint, named = _weighed_hint(options.get("hint", ""), options.get("run facts"))
     return False, keyed(
-        f"{name} is too high{shown}." + (f" {hint}" if hint else ""), cause_key("value.too_high", hint or name)
+        f"{name} is too high{shown}." + (f" {hint}" if hint else ""),
+        cause_key("value.too_high", hint if hint and named else name),
     )
 
 

@@ -9,14 +9,32 @@ what they installed when the block ends (also when the learner's code raised).
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Iterable
 
 import torch
 import torch.utils.checkpoint as checkpointing
 
-from ..compare.evidence import AUTOCAST, BACKWARDS, GRAD_BETWEEN, GRAD_MODE, RESEEDS, RNG, TRAINING
+from ..compare.evidence import (
+    AUTOCAST,
+    BACKWARDS,
+    CHECKPOINTS,
+    GRAD_BETWEEN,
+    GRAD_MODE,
+    RESEEDS,
+    RNG,
+    SEQUENTIAL,
+    TRAINING,
+)
 
-__all__ = ["forward_modes", "checkpoint_calls", "backward_calls", "grad_between_backwards", "grad_change"]
+__all__ = [
+    "forward_modes",
+    "checkpoint_calls",
+    "backward_calls",
+    "grad_between_backwards",
+    "grad_change",
+    "side_effects",
+]
 
 
 def _add(facts: dict, fact: str, seen) -> None:
@@ -52,21 +70,33 @@ def forward_modes(model: torch.nn.Module, facts: dict):
 def checkpoint_calls(facts: dict):
     """Within the block, each ``torch.utils.checkpoint`` call's ``preserve_rng_state`` (reentrant or not; also
     through ``checkpoint_sequential``, and however the learner imported ``checkpoint``: both variants go through
-    these two internals), and how many times ``torch.manual_seed`` reseeded the RNG."""
+    these two internals), how many checkpoints ran (``"no checkpoint ran"``, ``"one checkpoint ran"``, ``"several
+    checkpoints ran"``), whether one came from ``checkpoint_sequential``, and how many times ``torch.manual_seed``
+    reseeded the RNG."""
     generator, function = checkpointing._checkpoint_without_reentrant_generator, checkpointing.CheckpointFunction
     apply, manual_seed = function.apply, torch.manual_seed
-    facts[RESEEDS] = [0]
+    facts[RESEEDS], facts[SEQUENTIAL], count = [0], [False], [0]
+    facts[CHECKPOINTS] = ["no checkpoint ran"]
 
     def reseeded(seed):
         facts[RESEEDS] = [facts[RESEEDS][0] + 1]
         return manual_seed(seed)
 
-    def watched_generator(fn, preserve_rng_state=True, *args, **kwargs):
+    def counted(preserve_rng_state) -> None:
         _add(facts, RNG, bool(preserve_rng_state))
+        count[0] += 1
+        facts[CHECKPOINTS] = ["one checkpoint ran" if count[0] == 1 else "several checkpoints ran"]
+        frame = sys._getframe(2)
+        while frame is not None and frame.f_code.co_name != "checkpoint_sequential":
+            frame = frame.f_back
+        facts[SEQUENTIAL] = [facts[SEQUENTIAL][0] or frame is not None]
+
+    def watched_generator(fn, preserve_rng_state=True, *args, **kwargs):
+        counted(preserve_rng_state)
         return generator(fn, preserve_rng_state, *args, **kwargs)
 
     def watched_apply(run_function, preserve_rng_state, *args):
-        _add(facts, RNG, bool(preserve_rng_state))
+        counted(preserve_rng_state)
         return apply(run_function, preserve_rng_state, *args)
 
     checkpointing._checkpoint_without_reentrant_generator, function.apply = watched_generator, watched_apply
@@ -141,3 +171,54 @@ def grad_between_backwards(parameters: Iterable[torch.Tensor], facts: dict):
     finally:
         for hook in hooks:
             hook.remove()
+
+
+def _hooks(module: torch.nn.Module) -> int:
+    """How many module hooks ``module`` holds (forward, forward pre-, backward, backward pre-hooks)."""
+    kinds = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
+    return sum(len(getattr(module, kind, {}) or {}) for kind in kinds)
+
+
+@contextlib.contextmanager
+def side_effects(tensors: dict[str, torch.Tensor], left: list, modules: dict[str, torch.nn.Module] | None = None):
+    """Within the block, what a learner's function leaves behind that its result does not show; ``left`` gets, when
+    the block ends, one phrase per kind of thing left (empty: nothing):
+
+    - ``".grad written on <names>"``: a tensor of ``tensors`` (by name) whose ``.grad`` is not what it was (a
+      ``backward()`` inside the function accumulates into ``.grad``; ``torch.autograd.grad`` does not);
+    - ``"requires_grad changed on <names>"``;
+    - ``"<names> left in eval mode"`` / ``"<names> left in train mode"``: a module of ``modules`` (by name) whose
+      ``.training`` changed;
+    - ``"hooks left on <names>"``: a module that holds more module hooks than before;
+    - ``"grad mode left off"`` / ``"grad mode left on"``: ``torch.set_grad_enabled`` not restored.
+
+    Names are listed in the order given, at most four, then "..."."""
+    modules = modules or {}
+    grads = {name: (t.grad.detach().clone() if t.grad is not None else None) for name, t in tensors.items()}
+    requires = {name: t.requires_grad for name, t in tensors.items()}
+    modes = {name: m.training for name, m in modules.items()}
+    hooks = {name: _hooks(m) for name, m in modules.items()}
+    grad_mode = torch.is_grad_enabled()
+    try:
+        yield left
+    finally:
+
+        def named(names: list[str]) -> str:
+            return ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+
+        def changed(name: str) -> bool:
+            before, now = grads[name], tensors[name].grad
+            if before is None or now is None:
+                return (before is None) != (now is None)
+            return now.shape != before.shape or not torch.equal(now.detach(), before)
+
+        found = [
+            (".grad written on {}", [n for n in tensors if changed(n)]),
+            ("requires_grad changed on {}", [n for n in tensors if tensors[n].requires_grad != requires[n]]),
+            ("{} left in eval mode", [n for n, m in modules.items() if modes[n] and not m.training]),
+            ("{} left in train mode", [n for n, m in modules.items() if not modes[n] and m.training]),
+            ("hooks left on {}", [n for n, m in modules.items() if _hooks(m) > hooks[n]]),
+        ]
+        left[:] = [text.format(named(names)) for text, names in found if names]
+        if torch.is_grad_enabled() != grad_mode:
+            left.append(f"grad mode left {'on' if torch.is_grad_enabled() else 'off'}")

@@ -56,3 +56,27 @@ def test_checkpoint_calls_counts_reseeds_and_restores_manual_seed():
     with observe.checkpoint_calls(facts):
         torch.manual_seed(3)
     assert facts[RESEEDS] == [1] and torch.manual_seed is seed
+
+
+def test_side_effects_sees_grad_written_modes_hooks_and_grad_mode_left_behind():
+    """Does side_effects report a .grad a function's backward() wrote, a module left in eval mode, a hook left on a
+    module and grad mode left off, and nothing for a function that leaves nothing (torch.autograd.grad)?"""
+    critic = nn.Sequential(nn.Linear(2, 3), nn.Tanh(), nn.Linear(3, 1))
+    x = torch.randn(4, 2, requires_grad=True)
+    named = {**dict(critic.named_parameters()), "x_hat": x}
+    left = []
+    with observe.side_effects(named, left, {"critic": critic}):
+        torch.autograd.grad(critic(x).sum(), x, create_graph=True)
+    assert left == []
+    with observe.side_effects(named, left, {"critic": critic}):
+        critic(x).sum().backward(create_graph=True)
+        critic.eval()
+        critic.register_forward_hook(lambda *args: None)
+        torch.set_grad_enabled(False)
+    torch.set_grad_enabled(True)
+    assert left == [
+        ".grad written on 0.weight, 0.bias, 2.weight, 2.bias, ...",
+        "critic left in eval mode",
+        "hooks left on critic",
+        "grad mode left off",
+    ]

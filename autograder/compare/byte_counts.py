@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .byte_terms import Facts, Term, decompositions
+from .byte_terms import Facts, Term, complexity, decompositions
 from .causes import key as cause_key
 from .diagnosis import Diagnosis
 
@@ -32,9 +32,7 @@ class _Reading:
     whole: str = ""
     k: int = 0
 
-    @property
-    def length(self) -> int:
-        return len(self.terms) or 1
+    complexity: int = 1  # of a decomposition: byte_terms.complexity
 
 
 def _term_words(term: Term, facts: Facts, hidden: bool) -> str:
@@ -127,12 +125,16 @@ def _same_as_whole(terms: tuple[Term, ...], facts: Facts, wholes: list[_Reading]
 
 def _readings(received, expected, diff, facts, step, element_size, probes) -> list[_Reading]:
     wholes = _wholes(received, expected, diff, step, element_size)
-    parts = [_Reading(terms=c) for c in decompositions(diff, facts, probes) if not _same_as_whole(c, facts, wholes)]
+    parts = [
+        _Reading(terms=c, complexity=complexity(c, facts))
+        for c in decompositions(diff, facts, probes)
+        if not _same_as_whole(c, facts, wholes)
+    ]
     every = wholes + parts
     if not every:
         return []
-    fewest = min(r.length for r in every)
-    return sorted((r for r in every if r.length <= fewest + 1), key=lambda r: r.length)
+    least = min(r.complexity for r in every)
+    return sorted((r for r in every if r.complexity <= least + 1), key=lambda r: r.complexity)
 
 
 def _named(reading: _Reading, name: str, size: int, side: str, diff: int, facts, element_size, saved: bool) -> tuple:
@@ -169,8 +171,12 @@ def _whole_named(reading: _Reading, name: str, size: int, side: str, diff: int, 
     """The message, reason, kind and cause key of a whole-figure reading, the one that fits."""
     k = abs(reading.k)
     if reading.whole == "twice":
-        said = "is exactly 2x the expected figure: was each saved storage counted twice?"
-        return f"{name} {said}", said, "double", ""
+        wider = (
+            f" (or each element at {2 * element_size} B, where the dtype has {element_size})" if element_size else ""
+        )
+        said = "is exactly 2x the expected figure: was each saved storage counted twice"
+        hidden = " (or each element at twice its dtype's size)" if element_size else ""
+        return f"{name} {said}{wider}?", f"{said}{hidden}?", "double", ""
     if reading.whole == "bits":
         said = "is 8x the expected figure: bits, not bytes?"
         return f"{name} {said}", said, "multiple", ""
@@ -323,5 +329,6 @@ def _facts(parts, unsaved, views, extra, element_sizes, element_size) -> Facts:
 
     parts = clean(parts)
     sizes = dict.fromkeys(parts, element_size) if element_size else {}
-    sizes.update({k: v for k, v in clean(element_sizes).items() if v > 0})
-    return Facts(parts, clean(unsaved), clean(views), clean(extra), sizes)
+    own = {k: v for k, v in clean(element_sizes).items() if v > 0}
+    sizes.update(own)
+    return Facts(parts, clean(unsaved), clean(views), clean(extra), sizes, mixed=len(set(own.values())) > 1)

@@ -16,8 +16,10 @@ tensor the check knows of, with the bytes it adds (negative: takes away):
 A decomposition is a set of at most three terms, at most one per tensor, whose bytes add up to ``diff``; where
 the check also ran the learner's figure at other sizes (``probes``: the same function, other inputs), the same
 terms must add up to the difference there too, which rules out most coincidences of size. Decompositions are
-compared by their number of terms: those with no more than one term above the fewest are the readings of the
-figure (a one-term coincidence does not beat a two-term truth it cannot tell apart from).
+compared by their complexity, their number of terms, plus one where they mix terms that add and terms that take
+away (a part left out and another counted twice is two slips the other way round): those no more than one above
+the least complex are the readings of the figure (a one-term coincidence does not beat a two-term truth it cannot
+tell apart from).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["Term", "Facts", "decompositions"]
+__all__ = ["Term", "Facts", "complexity", "decompositions"]
 
 # element sizes a part may have been counted at: the float dtypes' (1 B: no float dtype a lesson uses)
 _SIZES = (2, 4, 8)
@@ -56,6 +58,7 @@ class Facts:
     views: Mapping[str, int]
     extra: Mapping[str, int]
     element_sizes: Mapping[str, int]
+    mixed: bool = False  # the parts have several dtypes (each part's element size given): another size is a slip
 
     def terms(self, diff: int) -> list[Term]:
         """The terms of this run, those that move the figure the way ``diff`` goes first (a search bound)."""
@@ -65,7 +68,10 @@ class Facts:
                 continue
             found += [Term("missing", name), Term("twice", name)]
             own = self.element_sizes.get(name)
-            if own and b % own == 0:  # at twice its size a part adds what counting it twice adds: one term, "twice"
+            # in a figure of one dtype, one part counted at another size is no slip anyone makes (the whole figure
+            # at another size is: diagnose_bytes reads it); at twice its size a part adds what counting it twice
+            # adds: one term, "twice"
+            if own and self.mixed and b % own == 0:
                 found += [Term("dtype", name, e) for e in _SIZES if e not in (own, 2 * own)]
         found += [Term("unsaved", n) for n, b in self.unsaved.items() if b > 0]
         found += [Term("view", n) for n, b in self.views.items() if b > 0]
@@ -97,6 +103,12 @@ def _fits(combo: tuple[Term, ...], diff: int, facts: Facts, probes: list[tuple[i
     return True
 
 
+def complexity(combo: tuple[Term, ...], facts: Facts) -> int:
+    """A decomposition's number of terms, plus one where its terms move the figure both ways (NOTE above)."""
+    signs = {(facts.bytes(t) or 0) > 0 for t in combo}
+    return len(combo) + (len(signs) > 1)
+
+
 def decompositions(diff: int, facts: Facts, probes: list[tuple[int, Facts]] = ()) -> list[tuple[Term, ...]]:
     """The readings of a difference of ``diff`` bytes (NOTE above): decompositions of at most three terms, at most
     one per tensor, that fit here and at every probe (``(difference there, facts there)``), of no more than one
@@ -106,9 +118,13 @@ def decompositions(diff: int, facts: Facts, probes: list[tuple[int, Facts]] = ()
     terms = facts.terms(diff)
     found: list[tuple[Term, ...]] = []
     for length in range(1, _MOST_TERMS + 1):
-        if found and length > len(found[0]) + 1:
+        if found and length > min(complexity(c, facts) for c in found) + 1:
             break
         for combo in itertools.combinations(terms, length):
             if len({t.name for t in combo}) == length and _fits(combo, diff, facts, list(probes)):
                 found.append(combo)
-    return sorted(found, key=lambda c: (len(c), max(abs(facts.bytes(t) or 0) for t in c)))
+    if not found:
+        return []
+    least = min(complexity(c, facts) for c in found)
+    found = [c for c in found if complexity(c, facts) <= least + 1]
+    return sorted(found, key=lambda c: (complexity(c, facts), max(abs(facts.bytes(t) or 0) for t in c)))

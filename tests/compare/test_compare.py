@@ -229,7 +229,7 @@ def test_a_part_is_named_only_where_one_reading_fits():
     from autograder.compare import diagnose_bytes
 
     parts, unsaved = {"x": 160, "the ReLU output": 100, "net(x) - y": 60}, {"the squared errors": 60}
-    d = diagnose_bytes(420, 320, parts=parts, unsaved=unsaved, step=320)
+    d = diagnose_bytes(420, 320, parts=parts, unsaved=unsaved, step=100)
     assert d.kind == "ambiguous" and d.cause == "bytes.ambiguous", d.message
     assert "possibilities" in d.message and "the ReLU output counted twice" in d.message
     # the squared errors (no Node saves them) and net(x) - y counted twice: the same 60 B, neither picked
@@ -289,16 +289,16 @@ def test_the_shapes_broadcast_as_torch_broadcasts_them():
 
 
 def test_a_figure_counted_at_a_smaller_element_size_says_so():
-    """Is a float32 figure counted at 2 B per element said as one reading of it (another: a part left out and
-    another counted twice), with no dtype size in the hidden-test reason; and a float64 figure at 4 B per element, which is also one of its two equal parts left
+    """Is a float32 figure counted at 2 B per element told so where no reading as simple fits (a part left out and
+    another counted twice is two slips, the other way round), with no dtype size in the hidden-test reason; and a float64 figure at 4 B per element, which is also one of its two equal parts left
     out, said to be ambiguous?"""
     from autograder.compare import diagnose_bytes
 
     n = 37
     uneven = {"x, three times its size": 3 * n * 4, "sigmoid(x)": n * 4}
     d = diagnose_bytes(4 * n * 2, 4 * n * 4, parts=uneven, element_size=4)
-    assert d.kind == "ambiguous" and "each element counted at fewer bytes than its dtype has (2 B, where it has 4)" in d.message
-    assert "fewer bytes than its dtype has" in d.reason and "2 B" not in d.reason, d.reason
+    assert d.kind == "element_size" and "2 B per element gives, where this dtype has 4" in d.message
+    assert "2 B per element" in d.reason and "float64" not in d.reason, d.reason
     two = {"exp(x)": n * 8, "log1p(exp(x))": n * 8}
     d = diagnose_bytes(2 * n * 4, 2 * n * 8, parts=two, element_size=8)
     assert d.kind == "ambiguous" and "exp(x) left out" in d.message and "fewer bytes" in d.message, d.message

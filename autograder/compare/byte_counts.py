@@ -93,23 +93,22 @@ def _words(reading: _Reading, facts: Facts, element_size: int | None, hidden: bo
 def _wholes(received: int, expected: int, diff: int, step: int | None, element_size: int | None) -> list[_Reading]:
     """The readings of the figure as a whole: everything twice, bits, k graphs, k steps, elements, fewer bytes."""
     found = []
-    if expected and received == 2 * expected:
-        found.append(_Reading(whole="twice", k=2))
     if expected and received == 8 * expected:
         found.append(_Reading(whole="bits", k=8))
-    if expected > 0 and received > 2 * expected and received % expected == 0 and received != 8 * expected:
+    graphs = expected > 0 and received > 2 * expected and received % expected == 0 and received != 8 * expected
+    if graphs:
         found.append(_Reading(whole="graphs", k=received // expected))
-    if step and diff % step == 0 and abs(diff) // step <= 64:
+    # k graphs where one step's graph is the whole figure is k - 1 steps' graphs too many: one reading, said once
+    if step and diff % step == 0 and abs(diff) // step <= 64 and not (graphs and step == expected):
         found.append(_Reading(whole="steps", k=diff // step))  # signed: too many (> 0) or too few
+    if expected and received == 2 * expected:  # after a step's graph: in a loop, the likelier reading first
+        found.append(_Reading(whole="twice", k=2))
     for e in (element_size,) if element_size else (2, 4, 8):
         if expected and received * e == expected:
             found.append(_Reading(whole="elements", k=e))
-    if element_size and diff < 0:
-        found += [
-            _Reading(whole="narrow", k=k)
-            for k in (2, 4)
-            if k < element_size and received * element_size == expected * k and received * element_size != expected
-        ]
+    # float64 counted at float32's 4 B is a slip people make; 2 B per element is read only where nothing else fits
+    if element_size == 8 and diff < 0 and received * 8 == expected * 4:
+        found.append(_Reading(whole="narrow", k=4))
     return found
 
 
@@ -131,6 +130,10 @@ def _readings(received, expected, diff, facts, step, element_size, probes) -> li
         if not _same_as_whole(c, facts, wholes)
     ]
     every = wholes + parts
+    # each element at a 16-bit dtype's 2 B: read where no reading of one or two slips fits
+    narrow = element_size and element_size > 2 and diff < 0 and received * element_size == expected * 2
+    if narrow and min((r.complexity for r in every), default=3) > 2:
+        return [_Reading(whole="narrow", k=2)]
     if not every:
         return []
     least = min(r.complexity for r in every)

@@ -289,9 +289,9 @@ def test_the_shapes_broadcast_as_torch_broadcasts_them():
 
 
 def test_a_figure_counted_at_a_smaller_element_size_says_so():
-    """Is a float32 figure counted at 2 B per element told so where no reading as simple fits (a part left out and
-    another counted twice is two slips, the other way round), with no dtype size in the hidden-test reason; and a float64 figure at 4 B per element, which is also one of its two equal parts left
-    out, said to be ambiguous?"""
+    """Is a float32 figure counted at 2 B per element told so where no reading of one or two slips fits, with
+    no dtype size in the hidden-test reason; and a float64 figure at 4 B per element, which is also one of its
+    two equal parts left out, said to be ambiguous?"""
     from autograder.compare import diagnose_bytes
 
     n = 37

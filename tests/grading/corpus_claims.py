@@ -1,0 +1,189 @@
+"""Counterexamples of causes (issue 51): for each detector whose text states a cause, a wrong answer whose run
+makes that text false, and the answers the issue found told a false cause (a penalty's side effect graded
+13/13, .grad aliases zeroed in place called a cut graph, a broadcast called "each rank kept its own shard", many
+checkpoints told to use several segments, a fake that aliases its input told of another shape, a byte excess
+matched to a part by its size alone).
+
+``WRONG = {exercise: {student_id: {"cause", "answers", "fails", "never"}}}``: every other answer cell is the
+solution's. ``fails``: each test cell that must fail, to words its message must hold; ``never``: words of a cause
+that is false for this answer, which no message may hold.
+"""
+
+WRONG = {
+    "ex03_backward": {
+        "c51-03-aliases-zeroed-in-place": {
+            "cause": "returns p.grad itself (not a copy), then zeroes .grad in place: the dict it returned is all 0",
+            "answers": {
+                "q2_answer": """def grads_summed(trunk, head1, head2, x, y1, y2):
+    loss1, loss2 = losses(trunk, head1, head2, x, y1, y2)
+    (loss1 + loss2).backward()
+    return {k: p.grad.detach().clone() for k, p in named_parameters(trunk, head1, head2).items()}
+
+
+def grads_two_passes(trunk, head1, head2, x, y1, y2):
+    loss1, loss2 = losses(trunk, head1, head2, x, y1, y2)
+    params = named_parameters(trunk, head1, head2)
+    loss1.backward(retain_graph=True)
+    loss2.backward()
+    grads = {k: p.grad for k, p in params.items()}
+    for p in params.values():
+        p.grad.zero_()
+    return grads
+"""
+            },
+            "fails": {"q2_check": "returned .grad itself"},
+            "never": ["the graph was cut", "detach(), .data"],
+        },
+    },
+    "ex08_checkpoint": {
+        "c51-08-one-checkpoint-per-layer": {
+            "cause": "checkpoints every layer on its own: each checkpoint keeps its input, which is what the plain "
+            "model saves anyway, so the peak does not fall",
+            "answers": {
+                "q1_answer": """def forward_checkpointed(model, x):
+    h = x
+    for layer in model:
+        h = checkpoint(layer, h, use_reentrant=False)
+    return h
+"""
+            },
+            "fails": {"q1_check": "Several checkpoints ran"},
+            "never": ["checkpoint_sequential never checkpoints", "One checkpoint ran", "No checkpoint ran"],
+        },
+    },
+    "ex09_functions": {
+        "c51-09-fake-returns-its-input": {
+            "cause": "the fake function returns x itself: an output that aliases the input (opcheck's "
+            "outputs_alias_inputs), not another shape or dtype",
+            "answers": {
+                "q4_answer": """@torch.library.custom_op("ex09::softclip", mutates_args=())
+def softclip(x: torch.Tensor, limit: float) -> torch.Tensor:
+    return limit * torch.tanh(x / limit)
+
+
+@softclip.register_fake
+def _(x, limit):
+    return x
+
+
+def softclip_setup_context(ctx, inputs, output):
+    ctx.save_for_backward(output)
+    ctx.limit = inputs[1]
+
+
+def softclip_backward(ctx, grad_y):
+    (y,) = ctx.saved_tensors
+    return grad_y * (1 - (y / ctx.limit) ** 2), None
+
+
+softclip.register_autograd(softclip_backward, setup_context=softclip_setup_context)
+"""
+            },
+            "fails": {"q4_check": "returns its input"},
+            "never": ["another shape, dtype or layout"],
+        },
+    },
+    "ex10_hooks": {
+        "c51-10-pack-keeps-the-original-too": {
+            "cause": "the pack hook returns the 16-bit copy and the activation itself: the activations stay whole; "
+            "no parameter is copied",
+            "answers": {
+                "q4_answer": """def half_precision_hooks(params):
+    kept = {p.untyped_storage().data_ptr() for p in params}
+
+    def pack(t):
+        if t.untyped_storage().data_ptr() in kept:
+            return t
+        return (t, t.to(torch.float16))
+
+    def unpack(packed):
+        if isinstance(packed, torch.Tensor):
+            return packed
+        original, half = packed
+        return half.to(original.dtype)
+
+    return pack, unpack
+"""
+            },
+            "fails": {"q4_check": "returned the activation's own storage"},
+            "never": ["copy of a weight"],
+        },
+    },
+    "ex12_higher_order": {
+        "c51-12-penalty-fills-grad": {
+            "cause": "a backward(create_graph=True) inside the penalty fills .grad of every critic parameter: in a "
+            "critic step that gradient is added to the loss's (the value and its gradients are right)",
+            "answers": {
+                "q2_answer": """def one_sided_penalty(critic, x_hat):
+    critic(x_hat).sum().backward(create_graph=True)
+    (g,) = torch.autograd.grad(critic(x_hat).sum(), x_hat, create_graph=True)
+    return (torch.relu(torch.linalg.vector_norm(g, dim=1) - 1) ** 2).mean()
+"""
+            },
+            "fails": {"q2_check": "filled .grad of the critic's parameters"},
+            "never": [],
+        },
+        "c51-12-params-never-reach-the-model": {
+            "cause": "passes the parameters under names functional_call does not know: the model uses its own, so "
+            "every per-sample gradient is 0 (not the batch's gradient repeated)",
+            "answers": {
+                "q3_answer": """def per_sample_grads(model, loss_fn, x, y):
+    params = {name.replace(".", "_"): p.detach() for name, p in model.named_parameters() if p.requires_grad}
+
+    def sample_loss(params, xi, yi):
+        return loss_fn(functional_call(model, params, (xi.unsqueeze(0),)), yi.unsqueeze(0))
+
+    got = vmap(grad(sample_loss), in_dims=(None, 0, 0))(params, x, y)
+    return {name.replace("_", ".", 1): g for name, g in got.items()}
+
+
+def per_sample_bytes(model, batch_size):
+    return batch_size * sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad)
+"""
+            },
+            "fails": {"q3_check": "Every sample's gradient is 0"},
+            "never": ["reduced over the whole batch", "reduced over the batch"],
+        },
+        "c51-12-grad-mode-left-off": {
+            "cause": "torch.set_grad_enabled(False) as a call, never set back: grad mode stays off after the function",
+            "answers": {
+                "q4_answer": """def jvp_no_graph(model, x, v):
+    torch.set_grad_enabled(False)
+    with fwAD.dual_level():
+        out, tangent = fwAD.unpack_dual(model(fwAD.make_dual(x, v)))
+    return out, tangent
+"""
+            },
+            "fails": {"q4_check": "left grad mode off"},
+            "never": [],
+        },
+    },
+    "ex13_compile": {
+        "c51-13-scale-left-in-the-graph": {
+            "cause": "the scale h.abs().max() is not detached: a gradient flows through it",
+            "answers": {
+                "q3_answer": """def scaled_loss_one_graph(x, w):
+    h = torch.tanh(x @ w)
+    h = torch.where(h.sum() > 0, h + 1, h)
+    return (h / h.abs().max()).pow(2).sum()
+"""
+            },
+            "fails": {"q3_check": "exactly those of a scale left in the graph"},
+            "never": [],
+        },
+        "c51-13-h-cut-from-the-graph": {
+            "cause": "h is taken out of the graph (detach) before the loss: the loss is right, no gradient reaches x "
+            "or w (nothing flows through the scale)",
+            "answers": {
+                "q3_answer": """def scaled_loss_one_graph(x, w):
+    h = torch.tanh(x @ w)
+    h = torch.where(h.sum() > 0, h + 1, h)
+    scale = h.abs().max().detach()
+    return (h.detach() / scale).pow(2).sum() + 0 * (x.sum() + w.sum())
+"""
+            },
+            "fails": {"q3_check": "x is all zeros but should not be"},
+            "never": ["scale left in the graph", "flows through the scale", "the graph was cut"],
+        },
+    },
+}

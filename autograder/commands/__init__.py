@@ -8,6 +8,8 @@ export       questions.csv, summary.csv, canvas.csv from the gradebook
 extension    more time for one student's assignment
 references   each solution run once, its records saved (refs.json)
 grade_one    one notebook for a hosted grader (results.json)
+serve        grading on submit: a service watching nbgrader's exchange (a JupyterHub service)
+attempts     extra attempts for one learner's assignment (the service's limits)
 merge        shards' part gradebooks into one
 release      exercises/ from solutions/
 workspace    the learner's own copies of notebooks/ and exercises/ (my-work/)
@@ -19,9 +21,24 @@ and nothing imports them but ``__main__``. Each imports what it runs inside ``ru
 autograder explain`` (and ``--help``) starts without importing torch or nbgrader.
 """
 
-from . import explain, export, extension, grade, grade_one, merge, references, release, report, workspace
+from . import (
+    attempts,
+    explain,
+    export,
+    extension,
+    grade,
+    grade_one,
+    merge,
+    references,
+    release,
+    report,
+    serve,
+    workspace,
+)
 
 # In the order --help lists them.
-COMMANDS = (grade, report, export, extension, references, grade_one, merge, release, workspace, explain)
+COMMANDS = (
+    grade, report, export, extension, references, grade_one, serve, attempts, merge, release, workspace, explain,
+)  # fmt: skip
 
 __all__ = ["COMMANDS"]

@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import threading
+import traceback
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -55,6 +56,9 @@ def run(args) -> int:
         except SandboxUnavailable as error:
             failed.append(error)
             print(f"error: refusing to grade without a sandbox: {error}", file=sys.stderr, flush=True)
+        except Exception as error:  # noqa: BLE001 -- said, and the exit status says so; the queue keeps the work
+            failed.append(error)
+            traceback.print_exc()
         finally:
             stop.set()
 
@@ -66,7 +70,7 @@ def run(args) -> int:
         stop.set()
         loop.join()
         service.close()
-    return 2 if failed else 0
+    return (2 if isinstance(failed[0], SandboxUnavailable) else 1) if failed else 0
 
 
 def _serve_page(args, service, stop: threading.Event) -> None:

@@ -6,8 +6,8 @@ own folder, ``inbound.take``) to the end: ``queued``, then ``done`` with its out
 ``over limit``, ``cooldown``, ``not counted``, ``refused``). The row is written in one transaction
 (SQLite's journal makes it whole or absent, even under ``kill -9``) and its ``inbound`` name is
 unique, so a submission seen again after a restart is never a second row; a row still ``queued``
-after a restart is graded then. Each connection is one thread's: the grading loop and the page
-open their own :class:`Queue`.
+after a restart is graded then. A :class:`Queue` is used by one thread at a time: the grading loop
+and each request of the page open their own.
 
 Fair order: the queued rows are taken by their rank among the same learner's queued rows (each
 learner's first, then each learner's second, ...), then in the order received, so one learner's
@@ -111,7 +111,8 @@ class Queue:
 
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        # one thread at a time (the service is made in one thread and runs in another)
+        self.db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA journal_mode=WAL")  # the page reads while the loop writes
         self.db.execute("PRAGMA synchronous=NORMAL")  # whole after a process's kill -9 (not a power cut)

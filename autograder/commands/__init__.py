@@ -11,6 +11,7 @@ grade_one    one notebook for a hosted grader (results.json)
 merge        shards' part gradebooks into one
 release      exercises/ from solutions/
 workspace    the learner's own copies of notebooks/ and exercises/ (my-work/)
+progress     the learner's exercises run in fresh processes: where they stand (my-work/.progress.json)
 explain      an autograd error's explanation, from a file or stdin
 options      what several commands share
 
@@ -19,9 +20,9 @@ and nothing imports them but ``__main__``. Each imports what it runs inside ``ru
 autograder explain`` (and ``--help``) starts without importing torch or nbgrader.
 """
 
-from . import explain, export, extension, grade, grade_one, merge, references, release, report, workspace
+from . import explain, export, extension, grade, grade_one, merge, progress, references, release, report, workspace
 
 # In the order --help lists them.
-COMMANDS = (grade, report, export, extension, references, grade_one, merge, release, workspace, explain)
+COMMANDS = (grade, report, export, extension, references, grade_one, merge, release, workspace, progress, explain)
 
 __all__ = ["COMMANDS"]

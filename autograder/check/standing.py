@@ -44,6 +44,7 @@ __all__ = [
     "ExerciseStanding",
     "Standing",
     "digest",
+    "plain_title",
     "exercise_paths",
     "write_record",
     "read_record",
@@ -105,6 +106,15 @@ class ExerciseStanding:
     def score(self) -> float:
         return sum(q.score for q in self.questions)
 
+    def said(self) -> str:
+        """The exercise's line: ``5 of 8 points``, and whether it changed since or its run stopped;
+        ``3 questions, 8 points: not checked yet`` for one never checked."""
+        if self.status == NOT_CHECKED:
+            return f"{len(self.questions)} questions, {self.points:g} points: {NOT_CHECKED}"
+        state = f" ({CHANGED})" if self.changed else ""
+        stopped = f" (stopped: {self.status})" if self.status != "graded" else ""
+        return f"{self.score:g} of {self.points:g} points{state}{stopped}"
+
     @property
     def points(self) -> float:
         return sum(q.points for q in self.questions)
@@ -123,10 +133,9 @@ class Standing:
         """The table as plain text (the command prints it; it is the output's ``text/plain``)."""
         lines = [self.heading()]
         for ex in self.exercises:
-            state = f" ({CHANGED})" if ex.changed else ""
-            stopped = f" (stopped: {ex.status})" if ex.status not in ("graded", NOT_CHECKED) else ""
-            lines.append(f"{ex.title}: {ex.score:g} of {ex.points:g} points{state}{stopped}")
-            lines += [f"  Question {q.number} ({q.points:g} points): {q.said()}" for q in ex.questions]
+            lines.append(f"{ex.title}: {ex.said()}")
+            if ex.status != NOT_CHECKED:
+                lines += [f"  Question {q.number} ({q.points:g} points): {q.said()}" for q in ex.questions]
         return "\n".join([*lines, self.footer()])
 
     def heading(self) -> str:
@@ -150,15 +159,14 @@ class Standing:
         esc = html.escape
         rows = []
         for ex in self.exercises:
-            state = f" ({CHANGED})" if ex.changed else ""
-            stopped = f" (stopped: {ex.status})" if ex.status not in ("graded", NOT_CHECKED) else ""
-            head = f"{esc(ex.title)}: {ex.score:g} of {ex.points:g} points{esc(state + stopped)}"
-            body = [f'<tr><th scope="colgroup" colspan="3" style="text-align: left">{head}</th></tr>']
+            head = esc(f"{ex.title}: {ex.said()}")
+            body = [f'<tr><th scope="rowgroup" colspan="3" style="text-align: left">{head}</th></tr>']
+            asked = ex.questions if ex.status != NOT_CHECKED else []
             body += [
                 f'<tr><th scope="row" style="text-align: left">Question {q.number}</th>'
                 f'<td style="text-align: right">{q.score:g} of {q.points:g}</td>'
                 f'<td style="text-align: left">{esc(q.said())}</td></tr>'
-                for q in ex.questions
+                for q in asked
             ]
             rows.append(f"<tbody>{''.join(body)}</tbody>")
         header = (
@@ -174,6 +182,11 @@ class Standing:
 
     def __repr__(self) -> str:
         return self.text()
+
+
+def plain_title(path: Path) -> str:
+    """The exercise's heading as plain text (its markdown's backticks left out)."""
+    return title(path).replace("`", "")
 
 
 def exercise_paths(root: Path) -> dict[str, Path]:
@@ -245,7 +258,7 @@ def standing(root: Path, recorded: bool = True) -> Standing:
         seen = recorded.get(exercise)
         if seen is None:
             asked = [QuestionStanding(q.number, q.points) for q in questions(path)]
-            exercises.append(ExerciseStanding(exercise, title(path), questions=asked))
+            exercises.append(ExerciseStanding(exercise, plain_title(path), questions=asked))
             continue
         seen.changed = seen.sha256 != digest(path)
         exercises.append(seen)

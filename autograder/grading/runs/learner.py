@@ -42,8 +42,9 @@ from ...check.standing import (
     QuestionStanding,
     digest,
     exercise_paths,
+    plain_title,
 )
-from ...check.summary import NO_CHECK_RAN, title
+from ...check.summary import NO_CHECK_RAN
 from .. import status
 from ..judge.assemble import grade_id, is_answer, is_test
 from ..judge.grade_one import (
@@ -263,7 +264,7 @@ def check_exercises(
             source, sha = sources[exercise], digest(path)
             stubs = None if hidden else _release_stubs(source)
             prepared = prepare_notebook(path if path.is_file() else None, source, LEARNER, exercise, stubs)
-            name = title(path if path.is_file() else released[exercise])
+            name = plain_title(path if path.is_file() else released[exercise])
             if isinstance(prepared, Result):  # nothing to run: no notebook, unreadable
                 standings.append(_standing(exercise, name, sha, prepared, set()))
                 continue

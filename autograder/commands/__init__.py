@@ -13,6 +13,7 @@ attempts     extra attempts for one learner's assignment (the service's limits)
 merge        shards' part gradebooks into one
 release      exercises/ from solutions/
 workspace    the learner's own copies of notebooks/ and exercises/ (my-work/)
+progress     the learner's exercises run in fresh processes: where they stand (my-work/.progress.json)
 explain      an autograd error's explanation, from a file or stdin
 options      what several commands share
 
@@ -29,6 +30,7 @@ from . import (
     grade,
     grade_one,
     merge,
+    progress,
     references,
     release,
     report,
@@ -38,7 +40,8 @@ from . import (
 
 # In the order --help lists them.
 COMMANDS = (
-    grade, report, export, extension, references, grade_one, serve, attempts, merge, release, workspace, explain,
+    grade, report, export, extension, references, grade_one, serve, attempts, merge, release, workspace, progress,
+    explain,
 )  # fmt: skip
 
 __all__ = ["COMMANDS"]

@@ -37,14 +37,15 @@ import torch
 from ..compare.evidence import cause, shown
 from ..explain import explain
 from .checked import CHECKED_WHEN_GRADED, WITHHELD, Checked
-from .judging import judge
+from .judging import judge, passed_fact
 from .learner_frames import function_name as _function_name
 from .learner_frames import is_learner_file as _is_learner_file
 from .learner_frames import learner_line as _learner_line
 from .learner_frames import raising_function as _raising_function
 from .raised import UNREADABLE, described
 from .standing import progress
-from .summary import judged, summary, watch
+from .summary import cell_passed, judged, summary, watch
+from .summary import clear_cell as _cell_facts_clear
 
 __all__ = [
     "CheckFailed",
@@ -78,6 +79,7 @@ def report_to(hook: Callable[[Checked], None] | None) -> None:
     class grader in the process that runs a submission (NOTE 1)."""
     global _hook
     _hook = hook
+    _cell_facts_clear()  # a new grading run: no check of a cell has passed yet
 
 
 class CheckFailed(AssertionError):
@@ -208,11 +210,11 @@ def _check(record: Checked) -> None:
         print(f"{record.name}{CHECKED_WHEN_GRADED}")
         judged(withheld=True)
         return
-    ok, message = judge(record)
+    ok, message = judge(record, cell_passed())
     if not ok:
         raise CheckFailed(message)
     print(message)
-    judged(withheld=False)
+    judged(withheld=False, fact=passed_fact(record))
 
 
 def tensor(

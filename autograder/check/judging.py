@@ -16,7 +16,7 @@ from ..compare.causes import keyed
 from ..compare.evidence import facts_of
 from .checked import Checked
 
-__all__ = ["judge"]
+__all__ = ["judge", "passed_fact"]
 
 
 # Values are shown only when both tensors are this small: a long list of floats buries the diagnosis.
@@ -293,15 +293,31 @@ _JUDGES = {
 }
 
 
-def judge(record: Checked) -> tuple[bool, str]:
+def passed_fact(record: Checked) -> dict:
+    """What a check that passed tells the later checks of its cell: ``{its name: (the value it received,)}``, for a
+    ``check.value`` of a plain value (an observation the cell's OK line stated). A cause of a later failure that
+    names that check (``compare.evidence.shown(text, name, ...)``) is weighed on it, so a failure never states a
+    cause the OK line above it contradicts. ``{}`` for any other record."""
+    received = record.received
+    if record.kind != "value":
+        return {}
+    if record.options.get("facts") and isinstance(received, tuple) and len(received) == 2:
+        received = received[1]
+    return {record.name: (received,)} if isinstance(received, (str, int, float, bool, tuple)) else {}
+
+
+def judge(record: Checked, passed: dict | None = None) -> tuple[bool, str]:
     """Judge a record: ``(ok, message)``, the message starting with ``OK`` when ok. The one
-    comparison both a check in the learner's notebook and the class grader use. Never raises
-    for anything a learner's code produced."""
+    comparison both a check in the learner's notebook and the class grader use; ``passed``: the facts the checks
+    that passed before it in the same cell state (:func:`passed_fact`). Never raises for anything a learner's
+    code produced."""
     try:
         received, options = record.received, record.options
+        facts = {}
         if options.get("facts"):  # the value comes with the facts the check observed of the learner's run
             facts, received = received if isinstance(received, tuple) and len(received) == 2 else ({}, received)
-            options = {**options, "run facts": facts_of(facts)}
+        if options.get("facts") or passed:
+            options = {**options, "run facts": {**facts_of(passed or {}), **facts_of(facts)}}
         return _JUDGES[record.kind](received, record.expected, record.name, options)
     except Exception as error:  # noqa: BLE001 -- a received value built to break comparisons is just wrong
         return False, keyed(f"{record.name} could not be compared ({type(error).__name__})", "not_comparable")

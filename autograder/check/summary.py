@@ -40,6 +40,7 @@ __all__ = [
 _outcomes: dict[str, str] = {}
 _watching = False
 _judged = {"passed": 0, "withheld": 0}  # the running cell's checks that printed OK / are checked when graded
+_cell_facts: dict = {}  # what the running cell's checks that printed OK stated (check.judging.passed_fact)
 
 NO_CHECK_RAN = "no check reported a result (nothing printed OK): run the cell again as released"
 ONLY_WHEN_GRADED = "checked when graded (its reference is not in the release)"
@@ -58,15 +59,28 @@ def _first_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {first}" if first else type(error).__name__
 
 
-def judged(withheld: bool) -> None:
+def judged(withheld: bool, fact: dict | None = None) -> None:
     """A check of the running cell passed (``withheld``: its reference is withheld, so it printed
-    "checked when graded"); called by ``check`` after it printed that line."""
+    "checked when graded"); called by ``check`` after it printed that line, with what its OK line stated
+    (``fact``), which the cell's later checks weigh their causes on."""
     _judged["withheld" if withheld else "passed"] += 1
+    _cell_facts.update(fact or {})
+
+
+def cell_passed() -> dict:
+    """What the running cell's checks that printed OK stated so far (a copy)."""
+    return dict(_cell_facts)
+
+
+def clear_cell() -> None:
+    """No check of the running cell has passed yet."""
+    _judged.update(passed=0, withheld=0)
+    _cell_facts.clear()
 
 
 def _start(*_) -> None:
-    """IPython's ``pre_run_cell`` callback: no check of this cell has passed yet."""
-    _judged.update(passed=0, withheld=0)
+    """IPython's ``pre_run_cell`` callback: a new cell."""
+    clear_cell()
 
 
 def _record(result) -> None:

@@ -430,3 +430,23 @@ def test_a_gradients_cause_follows_what_the_learners_run_did():
     assert not ok and "DDP already averages" in message, message
     forged = check.judge(check.Checked("gradients", "grads", (["DDP"], half), want, solution.options))
     assert not forged[0] and "divided once too often" in forged[1], forged
+
+
+def test_a_failure_never_states_a_cause_the_ok_above_it_contradicts():
+    """In one cell, a check of how .grad was kept prints OK ("kept"); does a later failure then leave out the
+    cause that says it was reset, and state the one the OK line shows?"""
+    from autograder.check.summary import clear_cell
+
+    clear_cell()
+    how = "how .grad was kept"
+    check.value("kept", "kept", how)
+    zeros = {
+        "zeros": [
+            check.shown(".grad was reset between the passes.", how, "reset"),
+            check.shown("each pass added to .grad, so a later write zeroed it.", how, "kept"),
+        ]
+    }
+    with pytest.raises(check.CheckFailed) as info:
+        check.tensor(torch.zeros(3), torch.ones(3), "w.grad", causes=zeros)
+    assert "was reset" not in str(info.value) and "a later write zeroed it" in str(info.value)
+    clear_cell()

@@ -288,7 +288,7 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
 """,
             },
             "fails": {
-                "q3_check": "exactly the size of the Tanh output. Was it counted twice?",
+                "q3_check": "the Tanh output counted twice",
             },
             "judged": "named",
             "message": (

@@ -14,7 +14,7 @@ from collections import Counter
 from difflib import SequenceMatcher
 
 from ...check.checked import Checked
-from ...check.judging import judge
+from ...check.judging import judge, passed_fact
 from ...compare.causes import Diagnosed
 from ...compare.evidence import facts_of, is_cause, said, texts_of
 
@@ -161,6 +161,7 @@ def verdict(received: list[Checked], solution: list[Checked]) -> str:
     otherwise the first reason, in learner terms (the solution's ``show_values`` decides whether
     values appear). Never raises."""
     learner = keyed(received)
+    passed: dict = {}  # what the checks that passed so far state: a later failure's causes are weighed on it too
     for key, reference in keyed(solution).items():
         others = [r for r in solution if r.name == reference.name and r is not reference]
         mine = learner.get(key)
@@ -168,9 +169,9 @@ def verdict(received: list[Checked], solution: list[Checked]) -> str:
             return NOT_ALL_RAN
         if _not_a_number_like(mine.received, reference.expected):
             return f"{reference.name} should be a finite number, got {mine.received!r}"
-        ok, message = judge(
-            Checked(reference.name, reference.kind, mine.received, reference.expected, reference.options)
-        )
+        record = Checked(reference.name, reference.kind, mine.received, reference.expected, reference.options)
+        ok, message = judge(record, passed)
+        passed.update(passed_fact(record) if ok else {})
         if not ok:
             if reference.options.get("hidden"):  # the cause key (for the gradebook) is the full diagnosis's
                 hidden = _hidden_message(reference, mine.received, others)

@@ -145,7 +145,7 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
             "peak with retain_graph": 2 * graph}
 """
         },
-        "fails": {"q4_check": "exactly the size of the ReLU output"},
+        "fails": {"q4_check": "the ReLU output counted twice"},
     },
     # Q4: the input batch left out, as if only layer outputs were saved.
     "ex03-q4-no-input": {
@@ -157,7 +157,7 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
             "peak with retain_graph": 2 * graph}
 """
         },
-        "fails": {"q4_check": "exactly the size of x (the batch)"},
+        "fails": {"q4_check": "exactly x (the batch) left out"},
     },
     # Q4: retain_graph taken to keep every step's graph (memory growing with the steps).
     "ex03-q4-grows": {

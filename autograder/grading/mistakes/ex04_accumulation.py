@@ -97,7 +97,7 @@ MISTAKES = {
     return {"full batch peak": n * per_sample, "accumulation peak": min(micro_batch, n) * per_sample}
 """
         },
-        "fails": {"q3_check": "too low: exactly the size of the prediction (or the target"},
+        "fails": {"q3_check": "too low: exactly the prediction (or the target"},
     },
     # Q3: the Tanh output counted twice (Tanh and the second Linear both save it: one storage).
     "ex04-q3-tanh-twice": {
@@ -107,7 +107,7 @@ MISTAKES = {
     return {"full batch peak": n * per_sample, "accumulation peak": min(micro_batch, n) * per_sample}
 """
         },
-        "fails": {"q3_check": "too high: exactly the size of the Tanh output"},
+        "fails": {"q3_check": "the Tanh output counted twice"},
     },
     # Q3: the accumulation peak taken on the last micro-batch: the same as the first when micro_batch divides n,
     # smaller when it does not (the visible check's second batch, 11 samples in 4, 4 and 3).

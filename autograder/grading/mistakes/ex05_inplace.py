@@ -85,7 +85,7 @@ MISTAKES = {
     return {"before": before, "after": before}
 """
         },
-        "fails": {"q4_check": "Was it counted twice?"},
+        "fails": {"q4_check": "one [n, h] activation counted twice"},
     },
     # Q4: the clone taken to cost nothing for backward.
     "ex05-q4-clone-free": {
@@ -95,6 +95,6 @@ MISTAKES = {
     return {"before": before, "after": before}
 """
         },
-        "fails": {"q4_check": "too low: exactly the clone's storage: .clone() copies the sigmoid's output"},
+        "fails": {"q4_check": "the clone's storage: .clone() copies the sigmoid's output"},
     },
 }

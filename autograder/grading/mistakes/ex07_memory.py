@@ -21,7 +21,7 @@ MISTAKES = {
     return n * h1 * 4 + n * h2 * 4 + n * 4
 """
         },
-        "fails": {"q1_check": "exactly the size of x (saved by the first Linear)"},
+        "fails": {"q1_check": "exactly x (saved by the first Linear) left out"},
     },
     # Q1: the loss's own saved tensor (the input of ** 2) is forgotten.
     "ex07-q1-loss-forgotten": {
@@ -30,7 +30,7 @@ MISTAKES = {
     return n * d * 4 + n * h1 * 4 + n * h2 * 4
 """
         },
-        "fails": {"q1_check": "exactly the size of net(x) - y (saved by ** 2)"},
+        "fails": {"q1_check": "exactly net(x) - y (saved by ** 2) left out"},
     },
     # Q1: the ReLU output counted twice, once per Node that saves it (ReLU and the second Linear).
     "ex07-q1-shared-counted-twice": {
@@ -39,7 +39,7 @@ MISTAKES = {
     return n * d * 4 + 2 * n * h1 * 4 + n * h2 * 4 + n * 4
 """
         },
-        "fails": {"q1_check": "Was it counted twice?"},
+        "fails": {"q1_check": "the ReLU output (saved by ReLU and by the second Linear) counted twice"},
     },
     # Q1: numbers counted, not bytes.
     "ex07-q1-elements": {

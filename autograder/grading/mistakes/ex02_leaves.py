@@ -49,7 +49,7 @@ MISTAKES = {
     return h.grad
 """
         },
-        "fails": {"q2_check": "d loss / d h is None: h is not a leaf, so backward() does not keep its .grad"},
+        "fails": {"q2_check": "d loss / d h is None: is it h.grad, read without h.retain_grad() before loss.backward()?"},
     },
     # Q2: create_graph=True copied from a higher-order example: the result is still attached.
     "ex02-q2-create-graph": {
@@ -59,7 +59,7 @@ MISTAKES = {
     return torch.autograd.grad(loss, h, create_graph=True)[0]
 """
         },
-        "fails": {"q2_check": "create_graph=True records the gradient's own graph"},
+        "fails": {"q2_check": "Was the gradient taken with create_graph=True"},
     },
     # Q2: two backward passes (the first with retain_graph=True): the retained .grad sums them.
     "ex02-q2-backward-twice": {

@@ -52,7 +52,7 @@ MISTAKES = {
     return checkpoint(model, x, use_reentrant=False)
 """
         },
-        "fails": {"q1_check": "one checkpoint around the whole model saves nothing at the peak"},
+        "fails": {"q1_check": "One checkpoint ran: a checkpointed segment keeps only its input"},
     },
     # Q2: every block its own segment, "the most checkpointing saves the most memory".
     "ex08-q2-every-block": {

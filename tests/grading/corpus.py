@@ -306,7 +306,7 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
     return F.cross_entropy(head(features.detach()), target)
 """
             },
-            "fails": {"q3_check": "exactly what the backbone saves when it runs in grad mode"},
+            "fails": {"q3_check": "saved its activations for backward while it ran"},
         },
     },
     "ex07_memory": {

@@ -397,7 +397,7 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
 """,
             },
             "fails": {
-                "q3_check": "exactly what the backbone saves when it runs in grad mode",
+                "q3_check": "saved its activations for backward while it ran",
             },
             "judged": "named",
             "message": (

@@ -63,7 +63,7 @@ MISTAKES = {
     return F.cross_entropy(head(features), target)
 """
         },
-        "fails": {"q3_check": "too high: exactly what the backbone saves"},
+        "fails": {"q3_check": "a detach() after it cuts the gradient, not what was saved"},
     },
     # Q3: no_grad around the whole step: no graph for the loss either.
     "ex06-q3-no-grad-everything": {
@@ -82,7 +82,7 @@ MISTAKES = {
     return F.cross_entropy(head(backbone(x)), target)
 """
         },
-        "fails": {"q3_check": "rethink: backbone.0.weight.grad is None"},
+        "fails": {"q3_check": "The backbone's forward recorded a graph: its output has a grad_fn, so the backbone saved"},
     },
     # Q4: the target computed with the graph: gradients flow into the target network.
     "ex06-q4-target-attached": {

@@ -8,7 +8,7 @@
 ``type``       not a tensor at all
 ``attached``   still part of a graph (``requires_grad``) where a plain number/tensor was asked for
 ``shape``      shape, ``dtype`` or ``device`` differ (kinds ``shape``, ``dtype``, ``device``)
-``zeros``      all zeros where the reference is not: the graph was cut
+``zeros``      all zeros where the reference is not (which path carries no gradient is asked)
 ``sign``       exactly the negative of the reference
 ``multiple``   k times the reference, k = 2, 3, ...: gradients accumulated (not zeroed), or a
                loss summed where a mean was meant
@@ -35,10 +35,12 @@ diagnosis     what a comparison says (``Diagnosis``) and the tolerances per dtyp
 tensors       ``diagnose``: a tensor (a value, a gradient) against the reference
 factors       a difference by a constant factor; the element a tolerance test fails worst
 shapes        a shape difference in words (a reduction missing over a broadcast dimension, ...)
-byte_counts   ``diagnose_bytes``: a byte count against the reference, from the parts a question names
+byte_counts   ``diagnose_bytes``: a byte count against the reference, a part named only where one reading fits
+byte_terms    every decomposition of a byte difference into the run's facts (NOTE there)
 causes        the cause keys of the class report (``tensor.zeros``, ``bytes.missing.*``, ...)
-evidence      a cause as a hypothesis tested on the learner's run: ``cause(text, evidence)`` and the
-              table of evidence tests; ``diagnose(..., facts=)`` names a cause only when its test holds
+evidence      a cause as a claim with a test on the learner's run (holds / contradicted / not observed):
+              ``cause(text, evidence)``, ``shown(text, fact, *values)``, the table of tests, and ``Held``, the
+              only form in which a template takes a cause
 
 It may import torch, ``autograder.explain`` (``causes`` names an error's kind) and nothing else of
 the package: the checks (``autograder.check``) and the lessons' explorers import it.

@@ -92,7 +92,7 @@ def _without_inputs(text: str, variants: list[tuple[bool, list[str]]]) -> str:
     return re.sub(r"\s+([.,;:])", r"\1", re.sub(r" {2,}", " ", text)).strip()
 
 
-def _hidden_message(reference: Checked, received, others: list[Checked] = ()) -> str:
+def _hidden_message(reference: Checked, received, others: list[Checked] = (), passed: dict | None = None) -> str:
     """A hidden check's failure without what the grader computes from its inputs: no values, no
     shapes, no factor (a factor of 7 is "N = 7 rows here"). What the diagnosis found is said as far
     as it cannot show an input (``compare.Diagnosis.reason``): its own sentences, which hold none, and
@@ -104,13 +104,15 @@ def _hidden_message(reference: Checked, received, others: list[Checked] = ()) ->
     options = {k: v for k, v in reference.options.items() if k != "causes"}
     if reference.kind in ("value", "at_most", "predictions"):
         _, message = judge(
-            Checked(reference.name, reference.kind, received, reference.expected, dict(options, show_values=False))
+            Checked(reference.name, reference.kind, received, reference.expected, dict(options, show_values=False)),
+            passed,
         )
         return f"{message} (a hidden test: its inputs are not shown)"
     _, full = judge(
         Checked(
             reference.name, reference.kind, received, reference.expected, dict(reference.options, show_values=False)
-        )
+        ),
+        passed,
     )
     variants = [(not other.options.get("hidden"), _texts(other.options)) for other in others]
     said = []
@@ -119,18 +121,19 @@ def _hidden_message(reference: Checked, received, others: list[Checked] = ()) ->
             if text and text in reason:
                 reason = reason.replace(text, _without_inputs(text, variants))
         said.append(f"{_SUBJECT.get(reference.kind, 'It')} {reason}")
-    hint = _hint(options, received)
+    hint = _hint(options, received, passed or {})
     return " ".join([HIDDEN_WRONG.format(name=reference.name), *dict.fromkeys(said), *([hint] if hint else [])])
 
 
-def _hint(options: dict, received) -> str:
+def _hint(options: dict, received, passed: dict) -> str:
     """A check's hint as a hidden test says it: a sentence as written; a cause with its evidence (or a list of them)
-    weighed on the facts of the learner's run the record carries (``compare.evidence``); a hint by kind: none."""
+    weighed on the facts of the learner's run the record carries and on what the cell's checks that passed before
+    it stated (``passed``; ``compare.evidence``); a hint by kind: none."""
     hint = options.get("hint")
     if isinstance(hint, str) or not (isinstance(hint, list) or is_cause(hint)):
         return hint if isinstance(hint, str) else ""
     carried = options.get("facts") and isinstance(received, tuple) and len(received) == 2
-    return said(hint, facts_of(received[0]) if carried else {})[0]
+    return said(hint, {**facts_of(passed), **(facts_of(received[0]) if carried else {})})[0]
 
 
 def keyed(records: list[Checked]) -> dict[tuple[str, int], Checked]:
@@ -174,7 +177,7 @@ def verdict(received: list[Checked], solution: list[Checked]) -> str:
         passed.update(passed_fact(record) if ok else {})
         if not ok:
             if reference.options.get("hidden"):  # the cause key (for the gradebook) is the full diagnosis's
-                hidden = _hidden_message(reference, mine.received, others)
+                hidden = _hidden_message(reference, mine.received, others, passed)
                 return Diagnosed(hidden, getattr(message, "cause", ""))
             return message
     return ""

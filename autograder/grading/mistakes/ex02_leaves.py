@@ -49,7 +49,9 @@ MISTAKES = {
     return h.grad
 """
         },
-        "fails": {"q2_check": "d loss / d h is None: is it h.grad, read without h.retain_grad() before loss.backward()?"},
+        "fails": {
+            "q2_check": "d loss / d h is None: is it h.grad, read without h.retain_grad() before loss.backward()?"
+        },
     },
     # Q2: create_graph=True copied from a higher-order example: the result is still attached.
     "ex02-q2-create-graph": {

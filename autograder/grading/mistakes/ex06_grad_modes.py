@@ -82,7 +82,9 @@ MISTAKES = {
     return F.cross_entropy(head(backbone(x)), target)
 """
         },
-        "fails": {"q3_check": "The backbone's forward recorded a graph: its output has a grad_fn, so the backbone saved"},
+        "fails": {
+            "q3_check": "The backbone's forward recorded a graph: its output has a grad_fn, so the backbone saved"
+        },
     },
     # Q4: the target computed with the graph: gradients flow into the target network.
     "ex06-q4-target-attached": {

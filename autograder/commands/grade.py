@@ -87,6 +87,8 @@ def _unpack(args, scratch: Path):
         print(f"error: {error}", file=sys.stderr)
         return None
     print(f"{args.from_zip}: {len(unpacked.placed)} notebooks placed, {len(unpacked.problems)} entries not.")
+    for line in roster.problems if roster else []:
+        print(f"roster: {line}")
     for line in unpacked.problems:
         print(f"not placed: {line}")
     for line in unpacked.notes:
@@ -128,7 +130,7 @@ def run(args) -> int:
             if args.course:  # where nbgrader's collect would have put them: formgrader counts them there
                 from ..grading.intake.collected import keep_in_course
 
-                for line in keep_in_course(submitted, args.course_submitted, from_zip[0].placed):
+                for line in keep_in_course(submitted, args.course_submitted, from_zip[0].placed, from_zip[0].times):
                     print(f"note: {line}")
         elif not args.submitted:
             from ..grading.runs.demo import build_demo_class

@@ -10,6 +10,7 @@ __all__ = [
     "crashed",
     "stopped_in",
     "unreadable",
+    "too_deep",
     "grader_error",
     "not_graded",
     "unsandboxed",
@@ -38,6 +39,12 @@ def crashed(exit_code: int | None) -> str:
 def stopped_in(stops: dict[str, str]) -> str:
     """``timeout in q2_check; crashed (signal 9) in q3_answer``: why each left-out cell stopped."""
     return "; ".join(f"{why} in {where}" for where, why in stops.items())
+
+
+def too_deep(limit: int) -> str:
+    """The status of a file whose JSON nests deeper than ``limit`` levels: refused before any parser
+    recurses into it (a notebook nests under ten)."""
+    return f"unreadable: JSON nested deeper than {limit} levels, not a notebook"
 
 
 def grader_error(error: BaseException) -> str:

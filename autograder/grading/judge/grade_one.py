@@ -23,6 +23,7 @@ import nbformat
 
 from ...compare.causes import NOT_ANSWERED, cause_of
 from .. import status
+from ..intake.bounds import MAX_DEPTH, MAX_NOTEBOOK_BYTES, json_depth
 from ..sandbox.container import Sandbox, SandboxError
 from ..sandbox.limits import Limits
 from ..sandbox.runner import run_cells
@@ -47,7 +48,6 @@ __all__ = [
 ]
 
 MAX_MESSAGE = 2_000  # characters of a question's message kept (page, gradebook comment)
-MAX_NOTEBOOK_BYTES = 16 * 1024**2  # a submitted .ipynb over this is refused unread (exercises weigh ~100 kB)
 
 
 class SolutionFails(RuntimeError):
@@ -253,6 +253,9 @@ def prepare_notebook(path: Path | None, source: nbformat.NotebookNode, student_i
         return result
     except OSError as error:
         result.status = status.unreadable(error)
+        return result
+    if json_depth(data) > MAX_DEPTH:  # refused before a parser recurses into it
+        result.status = status.too_deep(MAX_DEPTH)
         return result
     try:
         submission = nbformat.reads(data.decode("utf-8"), as_version=4)

@@ -81,7 +81,7 @@ def test_moodle_folders_and_flat_names_map_by_full_name(tmp_path, notebook):
     unpacked = unpack_lms_zip(archive, tmp_path / "scratch", NOTEBOOKS, read_roster(roster))
     assert sorted(unpacked.placed) == [("ada", "ex02"), ("grace", "ex02")]
     assert unpacked.problems == [
-        "Alan Turing_4713_assignsubmission_file_/ex02.ipynb: Moodle name 'Alan Turing' is not in the roster (--roster)"
+        "Alan Turing_4713_assignsubmission_file_/ex02.ipynb: Moodle participant 4713 (Alan Turing) is not in the roster"
     ]
 
 

@@ -66,7 +66,8 @@ def keep_in_course(scratch: Path, course_submitted: Path, placed, times: dict | 
         if target.is_dir() and _notebooks(target) == _notebooks(source):  # the exchange's own notebook
             _replace(source, target)  # graded with the exchange folder's own timestamp
             continue
-        theirs, _ = submission_timestamp(target) if target.is_dir() else (None, "")
+        theirs, unreadable = submission_timestamp(target) if target.is_dir() else (None, "")
+        theirs = None if unreadable else theirs  # a time that cannot be read orders nothing
         zipped = times.get((student, assignment))
         if theirs is not None and zipped is not None and theirs > zipped:
             aside = _aside(course_submitted, stamp, student, assignment)

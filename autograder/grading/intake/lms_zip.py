@@ -250,7 +250,7 @@ def _place(zf, candidates, scratch: Path, assignments, limits: Limits, unpacked:
     chosen: dict[tuple[str, str], tuple] = {}
     budget = limits.total_bytes
     # newest first: an older one is read only when every newer one of the learner was refused
-    for info, learner, student, target, number in sorted(
+    for info, learner, student, target, _ in sorted(
         candidates, key=lambda c: (c[0].date_time, c[4], c[0].filename), reverse=True
     ):
         shown, key = terminal(info.filename)[:200], (student, target)

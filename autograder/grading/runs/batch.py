@@ -17,7 +17,6 @@ from __future__ import annotations
 import itertools
 import os
 import sys
-import threading
 import time
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
@@ -40,14 +39,15 @@ from ..judge.grade_one import (
 from ..names import UnsafeId, check_id
 from ..out.course_files import place_feedback, write_autograded
 from ..out.feedback import feedback_html
-from ..sandbox.container import Sandbox, SandboxError, extras_for, sandbox_problem
+from ..sandbox.container import SandboxError, extras_for, sandbox_problem
 from ..sandbox.limits import Limits
 from ..store import default_db_url
 from ..store.config import course_config
 from ..store.gradebook import Store
 from ..store.views import CSV_COLUMNS, grade_rows, number, write_csv
 from .progress import GradingBar, solutions_bar
-from .shards import in_shard, one_writer_at_a_time, part_url
+from .sandboxes import Sandboxes
+from .shards import deadlines, in_shard, one_writer_at_a_time, part_url
 
 __all__ = [
     "Submission",
@@ -139,49 +139,6 @@ def _row(result: Result) -> dict:
     )
 
 
-class _Sandboxes:
-    """One sandbox per grading thread, taken on first use from those :meth:`launch` started (else
-    a new one); all closed by :meth:`close`. ``extras``: what their fork servers also import
-    (``sandbox.extras_for``)."""
-
-    def __init__(self, limits: Limits, sandboxed: bool, extras: tuple[str, ...] = ()):
-        self.limits, self.sandboxed, self.extras = limits, sandboxed, extras
-        self._local, self._all, self._lock = threading.local(), [], threading.Lock()
-        self._launched: list[Sandbox] = []
-
-    def launch(self, count: int) -> None:
-        """Start ``count`` sandboxes now, without waiting: their fork servers import torch at once,
-        while the grader opens its gradebook."""
-        for _ in range(count):
-            sandbox = Sandbox(self.limits, self.sandboxed, self.extras)
-            with self._lock:
-                self._all.append(sandbox)
-                self._launched.append(sandbox)
-            sandbox.launch()
-
-    def get(self) -> Sandbox:
-        if getattr(self._local, "sandbox", None) is None:
-            with self._lock:
-                sandbox = self._launched.pop(0) if self._launched else None
-                if sandbox is None:
-                    sandbox = Sandbox(self.limits, self.sandboxed, self.extras)
-                    self._all.append(sandbox)
-            self._local.sandbox = sandbox
-        return self._local.sandbox
-
-    def ready(self) -> None:
-        """Wait until this thread's sandbox has started (one that does not is its first
-        notebook's to find: ``runner`` replaces it, or grades it ``sandbox lost``)."""
-        try:
-            self.get().ready()
-        except SandboxError:
-            pass
-
-    def close(self) -> None:
-        for sandbox in self._all:
-            sandbox.close()
-
-
 def grade_class(
     submitted: Path,
     out: Path,
@@ -265,7 +222,7 @@ def grade_class(
     todo = [s for s in submissions if s.assignment_id in sources]
     graded = sorted({s.assignment_id for s in todo})
     # the sandboxes start now (torch imports for seconds), while this process opens the gradebook
-    sandboxes = _Sandboxes(limits, sandboxed, extras_for(cell.source for a in graded for cell in sources[a][1].cells))
+    sandboxes = Sandboxes(limits, sandboxed, extras_for(cell.source for a in graded for cell in sources[a][1].cells))
     try:
         sandboxes.launch(min(jobs or os.cpu_count() or 1, len(todo)))
         with one_writer_at_a_time(url, shard):  # shards sharing a server gradebook make its tables in turn
@@ -273,6 +230,11 @@ def grade_class(
             try:
                 for assignment in graded:
                     store.prepare(assignment, sources[assignment][0], sources[assignment][1])
+                if url != (main := db_url or default_db_url(out)):  # a shard's part: the course's deadlines
+                    dues, store.extensions = deadlines(main)
+                    for assignment in graded:
+                        if assignment in dues:
+                            store.set_duedate(assignment, dues[assignment])
                 for assignment, due in (duedates or {}).items():
                     store.set_duedate(assignment, due)
             except BaseException:
@@ -425,7 +387,7 @@ def _grade_into(
                         if problem:
                             notes.append(f"{result.student_id}/{result.assignment_id}: {problem}")
                         items.append((result, sources[result.assignment_id][0], timestamp))
-                    for result, recorded in zip(results, store.record_all(items), strict=True):
+                    for result, recorded in zip(results, _record(store, items, zeroed, by_key, notes), strict=True):
                         changes[(result.student_id, result.assignment_id)] = (recorded.old, recorded.new)
                         result.late_penalty = recorded.late_penalty
                         hand_out(result, by_key[(result.student_id, result.assignment_id)])
@@ -435,6 +397,27 @@ def _grade_into(
     graded = set(changes)
     rows += [r for r in grade_rows(store) if (r["student_id"], r["assignment_id"]) in graded]
     return rows
+
+
+def _record(store, items: list, zeroed, by_key: dict, notes: list[str]) -> list:
+    """``store.record_all(items)``; when that raises, each item again alone, so that one item the
+    store cannot take (a time it cannot compare, a value nbgrader refuses) is that submission's
+    ``crashed (grader error: ...)`` with no time, recorded beside everyone else's."""
+    try:
+        return store.record_all(items)
+    except Exception:  # noqa: BLE001 -- the batch goes on; each item is tried alone below
+        pass
+    recorded = []
+    for result, notebook_file, timestamp in items:
+        try:
+            recorded.append(store.record(result, notebook_file, timestamp))
+        except Exception as error:  # noqa: BLE001
+            key = (result.student_id, result.assignment_id)
+            notes.append(f"{key[0]}/{key[1]}: the gradebook refused its result ({type(error).__name__}): recorded as 0")
+            stand_in = zeroed(by_key[key], status.grader_error(error))
+            result.status, result.questions, result.notebook = stand_in.status, stand_in.questions, None
+            recorded.append(store.record(result, notebook_file, None))
+    return recorded
 
 
 def _folder(submitted: Path, submission: Submission) -> Path | None:

@@ -1,8 +1,8 @@
 """What the class got wrong: the class report, built from the causes of its failed checks.
 
 Input is one :class:`Row` per graded question of a submission: from nbgrader's gradebook
-(:func:`rows_from_gradebook`, everything graded so far; each cell's autograder comment ends in
-``[cause: <key>]``, ``autograder.compare.causes``) or from a grade run's in-memory results
+(:func:`rows_from_gradebook`, everything graded so far; each cell's cause key from the grader's
+own table, ``store.own_tables``, never from the comment's text) or from a grade run's in-memory results
 (:func:`rows_from_results`). :func:`summarize` counts them:
 
 - per assignment and question: the points distribution, the pass rate, and the causes behind the

@@ -12,8 +12,9 @@ grader's scores, ``nbgrader export`` exports them and manual grades are added on
   the ``SubmittedAssignment`` with its timestamp, each test cell's ``Grade.auto_score`` (a manual
   score given in formgrader is kept and the cell marked for review, as ``nbgrader autograde``
   does), the failure message as that cell's
-  ``Comment.auto_comment`` (last line ``[cause: <key>]`` when the check named a cause), the
-  grader's status (a table of its own, ``autograder_status``, in the same database), and the
+  ``Comment.auto_comment`` (last line ``[cause: <key>]`` when the check named a cause, for a
+  person to read), the grader's own rows (``own_tables``: its status, when it recorded the
+  submission, each cause key in a field only it fills), and the
   late penalty from nbgrader's late-submission plugin (``AssignLatePenalties.plugin_class``);
 - on SQLite, a lock file beside the database keeps two ``grade`` runs from writing at once (the
   second refuses with a message); a server database takes concurrent writers (shards), and a

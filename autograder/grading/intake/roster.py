@@ -125,7 +125,7 @@ def read_roster(path: Path) -> Roster:
         columns = _columns(fields)
         if columns["student"] not in fields:
             raise ValueError(f"{path}: a roster needs a student_id column (or is Canvas's gradebook export)")
-        seen: dict[str, str] = {}
+        seen: dict[str, tuple[str, str]] = {}  # student id: (what tells its row apart, how the row is said)
         for number, raw in enumerate(reader, start=2):
             if number > MAX_ROWS + 1:
                 roster.problems.append(f"{path}: more than {MAX_ROWS} rows; the rest is not read")
@@ -138,7 +138,7 @@ def read_roster(path: Path) -> Roster:
     return roster
 
 
-def _add_row(roster: Roster, row: dict, columns: dict, number: int, seen: dict[str, str]) -> None:
+def _add_row(roster: Roster, row: dict, columns: dict, number: int, seen: dict[str, tuple[str, str]]) -> None:
     name = row.get(columns["name"] or "", "").strip()
     if columns["name"] == "Student" and name in ("Points Possible", "Student, Test"):
         return  # Canvas's own extra rows
@@ -149,10 +149,9 @@ def _add_row(roster: Roster, row: dict, columns: dict, number: int, seen: dict[s
         return
     check_id(student, "student id")
     said = f"line {number} ({terminal(student)}{', ' + repr(terminal(name)[:60]) if name else ''})"
-    if student in seen and seen[student] != _identity(row, columns):
-        roster.ambiguous.setdefault(("student", student), [seen["@" + student]]).append(said)
-    seen.setdefault(student, _identity(row, columns))
-    seen.setdefault("@" + student, said)
+    if student in seen and seen[student][0] != _identity(row, columns):  # one student id, two people
+        roster.ambiguous.setdefault(("student", student), [seen[student][1]]).append(said)
+    seen.setdefault(student, (_identity(row, columns), said))
     for platform in ("canvas", "moodle"):
         uid = re.sub(r"^Participant\s*", "", row.get(columns[platform] or "", "").strip())
         if uid:

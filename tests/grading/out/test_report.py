@@ -149,6 +149,12 @@ def _gradebook(db_url: str, results: list[Result], sources: dict) -> None:
         store.record_all([(r, sources[r.assignment_id][0], None) for r in results])
 
 
+@pytest.fixture
+def alembic_on_path(monkeypatch):
+    """nbgrader runs ``alembic`` (installed beside this Python) when it creates a gradebook."""
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
 def test_the_report_command_reads_what_the_gradebook_holds(demo, sources, tmp_path, alembic_on_path):
     """Written into nbgrader's gradebook and read back through nbgrader's API, are the rows the
     grade run's own; and does `python -m autograder report --db URL --out OUT` write both files and

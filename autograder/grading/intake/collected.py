@@ -69,14 +69,16 @@ def keep_in_course(scratch: Path, course_submitted: Path, placed, times: dict | 
         theirs, unreadable = submission_timestamp(target) if target.is_dir() else (None, "")
         theirs = None if unreadable else theirs  # a time that cannot be read orders nothing
         zipped = times.get((student, assignment))
-        if theirs is not None and zipped is not None and theirs > zipped:
+        if theirs is not None and (zipped is None or theirs > zipped):  # a zip time that is no date orders nothing
             aside = _aside(course_submitted, stamp, student, assignment)
             shutil.copytree(source, aside)
-            (aside / TIMESTAMP).write_text(timestamp_text(zipped), encoding="utf-8")
+            if zipped is not None:
+                (aside / TIMESTAMP).write_text(timestamp_text(zipped), encoding="utf-8")
             _replace(source, target)
+            zip_time = f"{zipped:%Y-%m-%d %H:%M}" if zipped else "no time"
             notes.append(
                 f"{who}: the exchange's submission ({theirs:%Y-%m-%d %H:%M} UTC) is newer than the zip's "
-                f"({zipped:%Y-%m-%d %H:%M}): graded the exchange's; the zip's is kept at {aside}"
+                f"({zip_time}): graded the exchange's; the zip's is kept at {aside}"
             )
             continue
         aside = _aside(course_submitted, stamp, student, assignment)

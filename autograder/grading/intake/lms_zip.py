@@ -66,12 +66,13 @@ class Unpacked:
     problem (nothing placed for it), and notes (Canvas's LATE marks)."""
 
     placed: dict[tuple[str, str], str] = field(default_factory=dict)
-    times: dict[tuple[str, str], datetime] = field(default_factory=dict)
+    times: dict[tuple[str, str], datetime | None] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
-_CANVAS = re.compile(r"(?P<name>[a-z0-9]+)_(?:(?P<late>LATE)_)?(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)")
+# Canvas's "lastfirst" is lower-case letters and digits, of any script (a name may fold to nothing)
+_CANVAS = re.compile(r"(?P<name>[^\W_]*)_(?:(?P<late>LATE)_)?(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)")
 _MOODLE = re.compile(r"(?P<name>.+?)_(?P<pid>\d+)_assignsubmission_[a-z]+_(?P<file>.*)")
 _RESUBMITTED = re.compile(r"(?P<stem>.+?)(?:-(?P<n>\d+)| \((?P<p>\d+)\))?")
 
@@ -233,6 +234,10 @@ def _candidates(infos, roster, assignments, assignment, unpacked) -> list:
         if target is None:
             unpacked.problems.append(f"{shown}: names no assignment of the course (give --assignment)")
             continue
+        if roster is not None and (learner.platform, learner.uid) not in roster.keys:
+            unpacked.notes.append(
+                f"{shown}: {learner.said()} matched {terminal(student)} by name only (a roster id column makes it sure)"
+            )
         found.append((info, learner, student, target, number))
         by_student[student].add((learner.platform, learner.uid, learner.name))
     clashes = {s: sorted(who) for s, who in by_student.items() if len({(p, u) for p, u, _ in who}) > 1}
@@ -275,10 +280,18 @@ def _place(zf, candidates, scratch: Path, assignments, limits: Limits, unpacked:
         os.replace(partial, folder / assignments[target])
         chosen[key] = info
         unpacked.placed[key] = info.filename
-        unpacked.times[key] = datetime(*info.date_time)
+        unpacked.times[key] = _time_of(info)
         if learner.late:
             unpacked.notes.append(f"{terminal(student)}/{target}: Canvas marks it LATE")
     unpacked.placed = dict(sorted(unpacked.placed.items()))
+
+
+def _time_of(info: zipfile.ZipInfo) -> datetime | None:
+    """The entry's time as the zip stores it (no zone), None when it is no date (a crafted month 0)."""
+    try:
+        return datetime(*info.date_time)
+    except (ValueError, TypeError):
+        return None
 
 
 def _drop_empty(folder: Path) -> None:

@@ -126,15 +126,22 @@ def read_roster(path: Path) -> Roster:
         if columns["student"] not in fields:
             raise ValueError(f"{path}: a roster needs a student_id column (or is Canvas's gradebook export)")
         seen: dict[str, tuple[str, str]] = {}  # student id: (what tells its row apart, how the row is said)
-        for number, raw in enumerate(reader, start=2):
-            if number > MAX_ROWS + 1:
-                roster.problems.append(f"{path}: more than {MAX_ROWS} rows; the rest is not read")
+        for number in range(2, MAX_ROWS + 2):
+            try:
+                raw = next(reader)
+            except StopIteration:
                 break
+            except csv.Error as error:  # a field past csv's limit, a stray quote: this row only
+                roster.problems.append(f"roster line {number}: not read ({error})")
+                continue
             row = {str(k).strip(): v if isinstance(v, str) else "" for k, v in raw.items() if k is not None}
             try:
                 _add_row(roster, row, columns, number, seen)
             except UnsafeId as error:
                 roster.problems.append(f"roster line {number}: {error}")
+        else:
+            if next(reader, None) is not None:
+                roster.problems.append(f"{path}: more than {MAX_ROWS} rows; the rest is not read")
     return roster
 
 

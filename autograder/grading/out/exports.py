@@ -17,6 +17,7 @@ Every cell goes through ``names.csv_cell``: no cell starts a formula in a spread
 from __future__ import annotations
 
 import csv
+import itertools
 import re
 from pathlib import Path
 
@@ -35,6 +36,7 @@ __all__ = [
 
 CANVAS_ID_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 _MATCH = ("SIS Login ID", "SIS User ID", "ID")
+_MAX_ROWS = 100_000  # rows of a Canvas roster read (a class, not a census)
 
 
 def _scores(store: Store) -> tuple[list[str], dict[str, float], dict[str, dict[str, float]], dict]:
@@ -78,8 +80,11 @@ def read_canvas_roster(path: Path) -> tuple[dict[str, dict | list[dict]], dict[s
     Raises:
         ValueError: the file has no ``Student`` and ``SIS Login ID`` columns.
     """
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        rows = list(csv.DictReader(f))
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            rows = list(itertools.islice(csv.DictReader(f), _MAX_ROWS))
+    except csv.Error as error:  # a field past csv's limit, a stray quote: not a roster this export can read
+        raise ValueError(f"{path}: not a CSV export can read ({error})") from None
     if not rows or not {"Student", "SIS Login ID"} <= rows[0].keys():
         raise ValueError(f"{path}: not a Canvas gradebook export (no Student and SIS Login ID columns)")
     headers = {}

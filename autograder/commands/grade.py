@@ -278,7 +278,8 @@ def add(commands) -> None:
         "--roster",
         default=None,
         metavar="CSV",
-        help="with --from-zip: student_id with canvas_id and/or name columns, or Canvas's gradebook export",
+        help="with --from-zip: student_id with canvas_id, moodle_id and/or name columns, or Canvas's gradebook "
+        "export, or Moodle's grading worksheet (ids decide; a name or id of two people is refused)",
     )
     grade.add_argument(
         "--solutions",

@@ -336,8 +336,13 @@ def test_a_shard_and_its_merge_give_the_whole_class_run(term):
     penalties and the 72-hour extension included), and is a part older than a later regrade
     refused, with nothing of it copied?"""
     before, after = term["before shard"], term["after merge"]
-    keep = ("score", "max_score", "late_penalty", "status", "timestamp")
+    keep = ("score", "max_score", "late_penalty", "status")
     assert {s: [r[k] for k in keep] for s, r in after.items()} == {s: [r[k] for k in keep] for s, r in before.items()}
+    # every time read from a timestamp.txt is the same; one that could not be read is each run's own grading time
+    unread = {s for s in before if s.startswith("atk-ts-")}
+    assert {s: r["timestamp"] for s, r in after.items() if s not in unread} == {
+        s: r["timestamp"] for s, r in before.items() if s not in unread
+    }
     assert float(after["ext"]["score"]) == FULL and float(after["late"]["score"]) == 0
     assert float(term["after extension"]["ext"]["score"]) == FULL
     assert "was graded again here" in term["stale merge"].stderr, term["stale merge"].stderr
@@ -412,8 +417,9 @@ def test_cause_keys_come_only_from_the_grader(term):
     assert causes[("atk-cause", "q2_check")] == ""
     assert not [k for k, v in causes.items() if v.startswith("stopped.") or v == "x.y"]
     assert causes[("blank", "q2_check")] == "not_answered"
-    report = (c.root / "out" / "report.csv").read_text(encoding="utf-8")
-    assert "stopped.timeout" not in report and "x.y" not in report
+    with open(c.root / "out" / "report.csv", newline="", encoding="utf-8") as f:
+        reported = {r["cause"] for r in csv.DictReader(f)}  # an unkeyed message is grouped in quotes: “...”
+    assert not [k for k in reported if k.startswith("stopped.") or k == "x.y"], reported
 
 
 # --- learner text handed raw to tools that render it -------------------------------------------

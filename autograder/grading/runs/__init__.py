@@ -2,7 +2,6 @@
 
 batch             a whole class in parallel, each result recorded in the store as it finishes
 progress          the progress bar of a class run
-sandboxes         one sandbox per grading thread of a run
 shards            a class split into shards (``--shard K/N``) and where each shard records
 merge             shards' part gradebooks merged into one
 saved_references  each solution run once, its records saved (``refs.json``) for many runs

@@ -38,7 +38,7 @@ from ..sandbox.container import extras_for
 from ..sandbox.limits import Limits
 from ..sandbox.values import decode_record, encode_record
 from .batch import load_sources
-from .sandboxes import Sandboxes
+from .warm import _Sandboxes
 
 __all__ = ["FORMAT", "StaleReferences", "course_version", "notebook_hash", "build", "write", "SavedReferences"]
 
@@ -86,7 +86,7 @@ def build(solutions: Path, limits: Limits = Limits(), sandboxed: bool = True, jo
     if not solutions.is_dir():
         raise FileNotFoundError(f"not a folder: {solutions}")
     sources = load_sources(solutions)
-    sandboxes = Sandboxes(limits, sandboxed, extras_for(c.source for _, nb in sources.values() for c in nb.cells))
+    sandboxes = _Sandboxes(limits, sandboxed, extras_for(c.source for _, nb in sources.values() for c in nb.cells))
 
     def entry(assignment: str) -> dict:
         name, source = sources[assignment]

@@ -10,7 +10,7 @@ __all__ = [
     "crashed",
     "stopped_in",
     "unreadable",
-    "too_deep",
+    "unreadable_shape",
     "grader_error",
     "not_graded",
     "unsandboxed",
@@ -41,10 +41,10 @@ def stopped_in(stops: dict[str, str]) -> str:
     return "; ".join(f"{why} in {where}" for where, why in stops.items())
 
 
-def too_deep(limit: int) -> str:
-    """The status of a file whose JSON nests deeper than ``limit`` levels: refused before any parser
-    recurses into it (a notebook nests under ten)."""
-    return f"unreadable: JSON nested deeper than {limit} levels, not a notebook"
+def unreadable_shape(why: str) -> str:
+    """The status of a file whose JSON is too deep or holds too many objects to be a notebook
+    (``why``: ``intake.bounds.shape_problem``'s words, which quote nothing of the file)."""
+    return f"unreadable: {why}, not a notebook"
 
 
 def grader_error(error: BaseException) -> str:

@@ -23,7 +23,7 @@ import nbformat
 
 from ...compare.causes import NOT_ANSWERED
 from .. import status
-from ..intake.bounds import MAX_DEPTH, MAX_NOTEBOOK_BYTES, json_depth
+from ..intake.bounds import MAX_NOTEBOOK_BYTES, shape_problem
 from ..names import visible as shown_plain
 from ..sandbox.container import Sandbox, SandboxError
 from ..sandbox.limits import Limits
@@ -265,8 +265,8 @@ def prepare_notebook(
     except OSError as error:
         result.status = status.unreadable(error)
         return result
-    if json_depth(data) > MAX_DEPTH:  # refused before a parser recurses into it
-        result.status = status.too_deep(MAX_DEPTH)
+    if problem := shape_problem(data):  # refused before a parser recurses into it or builds millions of objects
+        result.status = status.unreadable_shape(problem)
         return result
     try:
         submission = nbformat.reads(data.decode("utf-8"), as_version=4)

@@ -22,3 +22,9 @@ def test_a_notebook_within_its_bounds_passes():
     assert json_problem(json.dumps({"cells": [{"outputs": [{"data": {"a": [[1]]}}]}]}).encode()) == ""
     assert json_problem(b"[" * MAX_DEPTH + b"]" * MAX_DEPTH) == "not JSON of a notebook (not an object)"
     assert json_problem(b'{"cells": [') == "not JSON: JSONDecodeError"
+
+
+def test_millions_of_objects_are_refused_before_they_are_built():
+    """16 MiB of `{},` parse into 5.6 million dicts (430 MB): is it one line, counted on the bytes?"""
+    problem = json_problem(b'{"a": [' + b"{}," * 5_000_000 + b"{}]}")
+    assert problem == "JSON of 5000003 objects and arrays (at most 200000)"  # the outer object and array too

@@ -9,7 +9,6 @@ what they installed when the block ends (also when the learner's code raised).
 from __future__ import annotations
 
 import contextlib
-import sys
 from collections.abc import Iterable
 
 import torch
@@ -23,7 +22,6 @@ from ..compare.evidence import (
     GRAD_MODE,
     RESEEDS,
     RNG,
-    SEQUENTIAL,
     TRAINING,
 )
 
@@ -71,11 +69,11 @@ def checkpoint_calls(facts: dict):
     """Within the block, each ``torch.utils.checkpoint`` call's ``preserve_rng_state`` (reentrant or not; also
     through ``checkpoint_sequential``, and however the learner imported ``checkpoint``: both variants go through
     these two internals), how many checkpoints ran (``"no checkpoint ran"``, ``"one checkpoint ran"``, ``"several
-    checkpoints ran"``), whether one came from ``checkpoint_sequential``, and how many times ``torch.manual_seed``
-    reseeded the RNG."""
+    checkpoints ran"``; ``checkpoint_sequential`` with one segment runs none), and how many times
+    ``torch.manual_seed`` reseeded the RNG."""
     generator, function = checkpointing._checkpoint_without_reentrant_generator, checkpointing.CheckpointFunction
     apply, manual_seed = function.apply, torch.manual_seed
-    facts[RESEEDS], facts[SEQUENTIAL], count = [0], [False], [0]
+    facts[RESEEDS], count = [0], [0]
     facts[CHECKPOINTS] = ["no checkpoint ran"]
 
     def reseeded(seed):
@@ -86,10 +84,6 @@ def checkpoint_calls(facts: dict):
         _add(facts, RNG, bool(preserve_rng_state))
         count[0] += 1
         facts[CHECKPOINTS] = ["one checkpoint ran" if count[0] == 1 else "several checkpoints ran"]
-        frame = sys._getframe(2)
-        while frame is not None and frame.f_code.co_name != "checkpoint_sequential":
-            frame = frame.f_back
-        facts[SEQUENTIAL] = [facts[SEQUENTIAL][0] or frame is not None]
 
     def watched_generator(fn, preserve_rng_state=True, *args, **kwargs):
         counted(preserve_rng_state)

@@ -87,7 +87,6 @@ RNG = "preserve_rng_state of the checkpoints"  # True / False, one per checkpoin
 GRAD_BETWEEN = ".grad between backward passes"  # "kept", "set to None", "zeroed", "scaled", "changed"
 ALL_REDUCED = "tensors all-reduced"  # "a .grad", "a tensor autograd recorded", "another tensor"
 CHECKPOINTS = "checkpoint calls"  # "no checkpoint ran", "one checkpoint ran", "several checkpoints ran"
-SEQUENTIAL = "checkpoint_sequential used"  # True / False: a checkpoint called from checkpoint_sequential
 RESEEDS = "torch.manual_seed calls"  # how many times the run reseeded the RNG (one entry: the count)
 BACKWARDS = "backward() calls"  # how many times backward() ran (one entry: the count)
 NON_FINITE = "non-finite values received"  # True / False: NaN or inf in what the check received (the judge adds it)

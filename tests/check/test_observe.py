@@ -80,3 +80,24 @@ def test_side_effects_sees_grad_written_modes_hooks_and_grad_mode_left_behind():
         "hooks left on critic",
         "grad mode left off",
     ]
+
+
+def test_checkpoint_calls_counts_the_checkpoints_that_ran():
+    """Does checkpoint_calls say no checkpoint ran for checkpoint_sequential with one segment (it checkpoints none),
+    one for two segments, several for one checkpoint per layer, and count none again in backward's recomputation?"""
+    from torch.utils.checkpoint import checkpoint_sequential
+
+    from autograder.compare.evidence import CHECKPOINTS
+
+    model, x = nn.Sequential(*[nn.Linear(3, 3) for _ in range(4)]), torch.randn(2, 3, requires_grad=True)
+    seen = []
+    for run in (
+        lambda: checkpoint_sequential(model, 1, x, use_reentrant=False),
+        lambda: checkpoint_sequential(model, 2, x, use_reentrant=False),
+        lambda: [h := x] and [h := checkpoint(layer, h, use_reentrant=False) for layer in model][-1],
+    ):
+        facts = {}
+        with observe.checkpoint_calls(facts):
+            run().sum().backward()
+        seen.append(facts[CHECKPOINTS])
+    assert seen == [["no checkpoint ran"], ["one checkpoint ran"], ["several checkpoints ran"]]

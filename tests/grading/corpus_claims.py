@@ -36,19 +36,35 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
         },
     },
     "ex08_checkpoint": {
-        "c51-08-one-checkpoint-per-layer": {
-            "cause": "checkpoints every layer on its own: each checkpoint keeps its input, which is what the plain "
-            "model saves anyway, so the peak does not fall",
+        "c51-08-two-checkpoints-then-the-rest-plain": {
+            "cause": "checkpoints the first two blocks and runs the rest of the model plainly: several checkpoints "
+            "ran (no checkpoint_sequential), but most activations are saved as without checkpointing",
             "answers": {
                 "q1_answer": """def forward_checkpointed(model, x):
-    h = x
-    for layer in model:
-        h = checkpoint(layer, h, use_reentrant=False)
-    return h
+    h = checkpoint(model[0], x, use_reentrant=False)
+    h = checkpoint(model[1], h, use_reentrant=False)
+    return model[2:](h)
 """
             },
             "fails": {"q1_check": "Several checkpoints ran"},
             "never": ["checkpoint_sequential never checkpoints", "One checkpoint ran", "No checkpoint ran"],
+        },
+    },
+    "ex14_distributed": {
+        "c51-14-broadcast-from-rank-0": {
+            "cause": "broadcasts rank 0's .grad to the other ranks instead of averaging: rank 0 keeps its own shard's "
+            "gradient, rank 1 holds rank 0's (not each rank its own)",
+            "answers": {
+                "q1_answer": """def rank_grads(rank, world_size, model, x, y):
+    xs, ys = x.chunk(world_size)[rank], y.chunk(world_size)[rank]
+    nn.functional.mse_loss(model(xs), ys).backward()
+    for p in model.parameters():
+        dist.broadcast(p.grad, src=0)
+    return {name: p.grad for name, p in model.named_parameters()}
+"""
+            },
+            "fails": {"q1_check": "a broadcast copies one rank's tensor to the others"},
+            "never": ["Each rank kept its own shard's gradient"],
         },
     },
     "ex09_functions": {

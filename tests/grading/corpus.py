@@ -173,9 +173,7 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
             "peak with retain_graph": 2 * graph}
 """
             },
-            "fails": {
-                "q4_check": "one step's graph counted too many"
-            },
+            "fails": {"q4_check": "one step's graph counted too many"},
         },
         "c03-grad-not-scalar": {
             "cause": "differentiates the non-scalar f(x) without summing: autograd.grad needs grad_outputs",

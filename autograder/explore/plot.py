@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import io
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 
 from ..draw import Figure
 from .table import text_table
@@ -40,6 +41,15 @@ def describe_series(name: str, xs: Sequence, ys: Sequence[float], unit: str = ""
     return ", ".join(parts) + "."
 
 
+def _positions(xs: Sequence) -> list[float]:
+    """Where each x value goes on the axis: at the value itself when the values are numbers that are not evenly
+    spaced (1, 2, 4, 8 layers: evenly spaced ticks would make linear growth look exponential), else at
+    0, 1, 2, ... (labels such as Node names, steps, or evenly spaced numbers)."""
+    numeric = all(isinstance(x, int | float) and not isinstance(x, bool) for x in xs)
+    gaps = {round(b - a, 12) for a, b in pairwise(xs)} if numeric else set()
+    return [float(x) for x in xs] if len(gaps) > 1 else list(range(len(xs)))
+
+
 def _svg(series: Mapping[str, Sequence[float]], xs: Sequence, xlabel: str, ylabel: str, title: str, step: bool) -> str:
     import matplotlib
     from matplotlib.figure import Figure as MatplotlibFigure  # not pyplot: the notebook's backend stays as it is
@@ -49,7 +59,7 @@ def _svg(series: Mapping[str, Sequence[float]], xs: Sequence, xlabel: str, ylabe
     with matplotlib.rc_context(style):
         fig = MatplotlibFigure(figsize=(6.4, 3.2))
         ax = fig.subplots()
-        positions = list(range(len(xs)))
+        positions = _positions(xs)
         markers = "osd^v<>"
         for i, (name, ys) in enumerate(series.items()):
             if step:
@@ -89,7 +99,8 @@ def line_plot(
 
     Args:
         series: ``{"bytes alive": [0, 4096, ...], ...}``, each the same length as ``x``.
-        x: the x values (labels: steps, Node names, segment counts); ``0, 1, ...`` when None.
+        x: the x values (labels: steps, Node names, segment counts); ``0, 1, ...`` when None. Numbers that
+            are not evenly spaced are placed at their values, so the axis keeps their proportions.
         xlabel, ylabel, title: the axes' labels and the plot's title (the title opens the alt text).
         unit: the values' unit in the alt text and table header (e.g. ``"B"``).
         caption: a visible caption under the picture.

@@ -65,3 +65,18 @@ def test_plotting_leaves_the_notebooks_matplotlib_backend_alone():
     )
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "svg"
+
+
+def test_numbers_that_are_not_evenly_spaced_keep_their_proportions_on_the_axis():
+    """Are 1, 2, 4, 8 layers placed at 1, 2, 4, 8 (linear growth must not look exponential), while evenly
+    spaced numbers and labels keep evenly spaced positions (and the same picture as before)?"""
+    from autograder.explore.plot import _positions
+
+    assert _positions([1, 2, 4, 8]) == [1.0, 2.0, 4.0, 8.0]
+    assert _positions([0.5, 1, 3]) == [0.5, 1.0, 3.0]
+    assert _positions([1, 2, 3, 4]) == [0, 1, 2, 3]
+    assert _positions(["1", "2", "4", "8"]) == [0, 1, 2, 3]
+    assert _positions([True, False, True]) == [0, 1, 2]
+    uneven = line_plot({"bytes": [1, 2, 4, 8]}, [1, 2, 4, 8], xlabel="layers", ylabel="bytes", title="t")
+    labels = line_plot({"bytes": [1, 2, 4, 8]}, ["1", "2", "4", "8"], xlabel="layers", ylabel="bytes", title="t")
+    assert uneven.svg != labels.svg

@@ -18,7 +18,10 @@ from itertools import pairwise
 from ..draw import Figure
 from .table import text_table
 
-__all__ = ["line_plot", "describe_series"]
+__all__ = ["line_plot", "heatmap", "describe_series"]
+
+# Fixed ids and no date: the same data gives the same SVG bytes on every run.
+_STYLE = {"svg.hashsalt": "autograd-course", "svg.fonttype": "none", "font.size": 10}
 
 
 def _number(value: float) -> str:
@@ -54,9 +57,7 @@ def _svg(series: Mapping[str, Sequence[float]], xs: Sequence, xlabel: str, ylabe
     import matplotlib
     from matplotlib.figure import Figure as MatplotlibFigure  # not pyplot: the notebook's backend stays as it is
 
-    # Fixed ids and no date: the same data gives the same SVG bytes on every run.
-    style = {"svg.hashsalt": "autograd-course", "svg.fonttype": "none", "font.size": 10}
-    with matplotlib.rc_context(style):
+    with matplotlib.rc_context(_STYLE):
         fig = MatplotlibFigure(figsize=(6.4, 3.2))
         ax = fig.subplots()
         positions = _positions(xs)
@@ -77,11 +78,27 @@ def _svg(series: Mapping[str, Sequence[float]], xs: Sequence, xlabel: str, ylabe
         ax.grid(alpha=0.3)
         if len(series) > 1:
             ax.legend()
-        fig.tight_layout()
-        out = io.StringIO()
-        fig.savefig(out, format="svg", metadata={"Date": None})
+        return _svg_text(fig)
+
+
+def _svg_text(fig) -> str:
+    """A matplotlib figure as its ``<svg>`` element alone (as graphviz's drawings are embedded), no date."""
+    fig.tight_layout()
+    out = io.StringIO()
+    fig.savefig(out, format="svg", metadata={"Date": None})
     text = out.getvalue()
-    return text[text.index("<svg") :]  # the <svg> element alone, as graphviz's drawings are embedded
+    return text[text.index("<svg") :]
+
+
+def _table_html(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    left = ' style="text-align: left"'
+    return (
+        "<table><thead><tr>"
+        + "".join(f"<th{left}>{html.escape(h)}</th>" for h in header)
+        + "</tr></thead><tbody>"
+        + "".join("<tr>" + "".join(f"<td{left}>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+        + "</tbody></table>"
+    )
 
 
 def line_plot(
@@ -126,20 +143,78 @@ def line_plot(
     )
     header = [xlabel, *(f"{name}{suffix}" for name in series)]
     rows = [[str(xv), *(_number(ys[i]) for ys in series.values())] for i, xv in enumerate(xs)]
-    left = ' style="text-align: left"'
-    table_html = (
-        "<table><thead><tr>"
-        + "".join(f"<th{left}>{html.escape(h)}</th>" for h in header)
-        + "</tr></thead><tbody>"
-        + "".join("<tr>" + "".join(f"<td{left}>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-        + "</tbody></table>"
-    )
     svg = _svg(series, xs, xlabel, ylabel, title, step)
     return Figure(
         svg,
         alt,
         caption,
-        details_html=table_html,
+        details_html=_table_html(header, rows),
         text=text_table([header, *rows], align="<>"),
         details_summary="Text version: the numbers plotted",
+    )
+
+
+def heatmap(
+    matrix: Sequence[Sequence[float]],
+    row_labels: Sequence[str],
+    column_labels: Sequence[str],
+    *,
+    title: str,
+    caption: str = "",
+) -> Figure:
+    """A matrix (a Jacobian, a Hessian) as a grid of coloured cells, each with its value written in it,
+    and its text alternative: the alt text names the shape and the largest entry, the table the numbers.
+
+    Args:
+        matrix: rows of numbers (a list of lists, or a 2-D tensor's ``.tolist()``), ``len(row_labels)`` rows
+            of ``len(column_labels)`` values.
+        row_labels, column_labels: what each row and column stands for (``"g0"``, ``"x1"``).
+        title: the picture's title (it opens the alt text); caption: a visible caption under it.
+
+    Raises:
+        ValueError: the matrix's shape differs from the labels'.
+    """
+    rows = [list(map(float, r)) for r in matrix]
+    if len(rows) != len(row_labels) or any(len(r) != len(column_labels) for r in rows):
+        raise ValueError(f"heatmap: {len(row_labels)} x {len(column_labels)} labels for a matrix of other shape")
+    import matplotlib
+    from matplotlib.figure import Figure as MatplotlibFigure
+
+    with matplotlib.rc_context(_STYLE):
+        fig = MatplotlibFigure(figsize=(1.2 + 0.9 * len(column_labels), 1.0 + 0.7 * len(row_labels)))
+        ax = fig.subplots()
+        bound = max((abs(v) for r in rows for v in r), default=1.0) or 1.0
+        image = ax.imshow(rows, cmap="RdBu_r", vmin=-bound, vmax=bound)  # white at 0, red > 0, blue < 0
+        for i, r in enumerate(rows):
+            for j, v in enumerate(r):
+                ax.text(
+                    j,
+                    i,
+                    _number(round(v, 3)),
+                    ha="center",
+                    va="center",
+                    color="white" if abs(v) > 0.6 * bound else "black",
+                )
+        ax.set_xticks(range(len(column_labels)), list(column_labels))
+        ax.set_yticks(range(len(row_labels)), list(row_labels))
+        ax.set_title(title)
+        fig.colorbar(image, ax=ax, shrink=0.8)
+        svg = _svg_text(fig)
+    i, j = max(
+        ((i, j) for i in range(len(rows)) for j in range(len(column_labels))), key=lambda ij: abs(rows[ij[0]][ij[1]])
+    )
+    alt = (
+        f"{title}: a {len(rows)} by {len(column_labels)} grid, rows {', '.join(row_labels)}, columns "
+        f"{', '.join(column_labels)}; the largest entry in size is {_number(round(rows[i][j], 3))} at "
+        f"{row_labels[i]}, {column_labels[j]}."
+    )
+    header = ["", *column_labels]
+    table = [[label, *(_number(round(v, 4)) for v in r)] for label, r in zip(row_labels, rows, strict=True)]
+    return Figure(
+        svg,
+        alt,
+        caption,
+        details_html=_table_html(header, table),
+        text=text_table([header, *table], align="<>"),
+        details_summary="Text version: the numbers in the grid",
     )

@@ -80,3 +80,17 @@ def test_numbers_that_are_not_evenly_spaced_keep_their_proportions_on_the_axis()
     uneven = line_plot({"bytes": [1, 2, 4, 8]}, [1, 2, 4, 8], xlabel="layers", ylabel="bytes", title="t")
     labels = line_plot({"bytes": [1, 2, 4, 8]}, ["1", "2", "4", "8"], xlabel="layers", ylabel="bytes", title="t")
     assert uneven.svg != labels.svg
+
+
+def test_a_heatmap_writes_each_value_and_says_its_shape_and_largest_entry():
+    """Does heatmap() put each entry in the picture and the table, and name the shape and largest entry in the alt
+    text (a Jacobian's rows and columns, not lines between categories)?"""
+    from autograder.explore.plot import heatmap
+
+    fig = heatmap([[2.0, 1.0, 0.0], [0.0, 4.0, -3.0]], ["g0", "g1"], ["x0", "x1", "x2"], title="J")
+    assert "2 by 3 grid" in fig.alt and "largest entry in size is 4 at g1, x1" in fig.alt
+    assert fig.text.splitlines()[2].split() == ["g1", "0", "4", "-3"]
+    assert all(f">{v}</text>" in fig.svg for v in ("-3", "4", "2", "0"))
+    assert heatmap([[1.0]], ["a"], ["b"], title="t").svg == heatmap([[1.0]], ["a"], ["b"], title="t").svg
+    with pytest.raises(ValueError):
+        heatmap([[1.0, 2.0]], ["a"], ["b"], title="t")

@@ -18,7 +18,7 @@ from itertools import pairwise
 from ..draw import Figure
 from .table import text_table
 
-__all__ = ["line_plot", "heatmap", "describe_series"]
+__all__ = ["line_plot", "heatmap", "timeline", "describe_series"]
 
 # Fixed ids and no date: the same data gives the same SVG bytes on every run.
 _STYLE = {"svg.hashsalt": "autograd-course", "svg.fonttype": "none", "font.size": 10}
@@ -217,4 +217,62 @@ def heatmap(
         details_html=_table_html(header, table),
         text=text_table([header, *table], align="<>"),
         details_summary="Text version: the numbers in the grid",
+    )
+
+
+def timeline(
+    lanes: Mapping[str, Sequence[tuple[float, float, str]]],
+    ticks: Sequence[str],
+    *,
+    xlabel: str,
+    title: str,
+    caption: str = "",
+) -> Figure:
+    """What ran when, one lane per worker (the engine computing gradients, the all-reduces of DDP's buckets):
+    each bar spans from its start to its end, labelled, and the same bars as a table.
+
+    Args:
+        lanes: ``{"backward": [(0, 1, "2.bias"), ...], "all-reduce": [(4, 7, "bucket 0"), ...]}``: each bar's
+            start and end on the x axis and its label; lanes are drawn top to bottom in this order.
+        ticks: the x axis's labels at 0, 1, 2, ... (the events that start and end the bars).
+        xlabel, title: the axis label and the picture's title (it opens the alt text); caption: under it.
+
+    Raises:
+        ValueError: no lanes, or a bar that ends before it starts or outside the ticks.
+    """
+    bars = [(lane, start, end, label) for lane, spans in lanes.items() for start, end, label in spans]
+    if not lanes or any(not 0 <= start <= end <= len(ticks) - 1 for _, start, end, _ in bars):
+        raise ValueError("timeline: every bar must start and end on the ticks, its end not before its start")
+    import matplotlib
+    from matplotlib.figure import Figure as MatplotlibFigure
+
+    with matplotlib.rc_context(_STYLE):
+        fig = MatplotlibFigure(figsize=(7.2, 1.6 + 0.6 * len(lanes)))
+        ax = fig.subplots()
+        colours = ["tab:blue", "tab:orange", "tab:green", "tab:red"]
+        for row, spans in enumerate(lanes.values()):
+            y = len(lanes) - 1 - row
+            for start, end, label in spans:
+                ax.broken_barh([(start, end - start)], (y - 0.35, 0.7), color=colours[row % 4], alpha=0.75)
+                ax.text((start + end) / 2, y, label, ha="center", va="center", fontsize=9)
+        ax.set_yticks(range(len(lanes)), list(reversed(list(lanes))))
+        ax.set_xticks(range(len(ticks)), list(ticks), rotation=30, ha="right")
+        ax.set_xlim(-0.2, len(ticks) - 0.8)
+        ax.set_xlabel(xlabel)
+        ax.set_title(title)
+        ax.grid(axis="x", alpha=0.3)
+        svg = _svg_text(fig)
+    alt = f"{title}. " + " ".join(
+        f"{lane}: " + "; ".join(f"{label} from {ticks[int(a)]} to {ticks[int(b)]}" for a, b, label in spans) + "."
+        for lane, spans in lanes.items()
+    )
+    header = ["lane", "bar", "from", "to"]
+    rows = [[lane, label, ticks[int(start)], ticks[int(end)]] for lane, start, end, label in bars]
+    return Figure(
+        svg,
+        alt,
+        caption,
+        details_html=_table_html(header, rows),
+        text=text_table([header, *rows]),
+        details_summary="Text version: the bars",
     )

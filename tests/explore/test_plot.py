@@ -94,3 +94,19 @@ def test_a_heatmap_writes_each_value_and_says_its_shape_and_largest_entry():
     assert heatmap([[1.0]], ["a"], ["b"], title="t").svg == heatmap([[1.0]], ["a"], ["b"], title="t").svg
     with pytest.raises(ValueError):
         heatmap([[1.0, 2.0]], ["a"], ["b"], title="t")
+
+
+def test_a_timeline_says_each_bar_of_each_lane_from_its_start_to_its_end():
+    """Does timeline() list every bar with its lane and the events it spans (alt text and table), draw the same
+    bytes twice, and refuse a bar that ends before it starts?"""
+    from autograder.explore.plot import timeline
+
+    lanes = {"backward": [(0, 1, "2.bias"), (1, 3, "0.weight")], "all-reduce": [(2, 3, "bucket 0")]}
+    ticks = ["start", "2.bias ready", "bucket 0 sent", "returned"]
+    fig = timeline(lanes, ticks, xlabel="event", title="T")
+    assert "backward: 2.bias from start to 2.bias ready; 0.weight from 2.bias ready to returned." in fig.alt
+    assert "all-reduce: bucket 0 from bucket 0 sent to returned." in fig.alt
+    assert fig.text.splitlines()[-1].split() == ["all-reduce", "bucket", "0", "bucket", "0", "sent", "returned"]
+    assert fig.svg == timeline(lanes, ticks, xlabel="event", title="T").svg
+    with pytest.raises(ValueError):
+        timeline({"a": [(2, 1, "x")]}, ticks, xlabel="event", title="T")

@@ -81,11 +81,12 @@ def _svg(series: Mapping[str, Sequence[float]], xs: Sequence, xlabel: str, ylabe
         return _svg_text(fig)
 
 
-def _svg_text(fig) -> str:
-    """A matplotlib figure as its ``<svg>`` element alone (as graphviz's drawings are embedded), no date."""
+def _svg_text(fig, fit: bool = False) -> str:
+    """A matplotlib figure as its ``<svg>`` element alone (as graphviz's drawings are embedded), no date;
+    ``fit`` grows the canvas to hold long tick labels."""
     fig.tight_layout()
     out = io.StringIO()
-    fig.savefig(out, format="svg", metadata={"Date": None})
+    fig.savefig(out, format="svg", metadata={"Date": None}, bbox_inches="tight" if fit else None)
     text = out.getvalue()
     return text[text.index("<svg") :]
 
@@ -181,7 +182,7 @@ def heatmap(
     from matplotlib.figure import Figure as MatplotlibFigure
 
     with matplotlib.rc_context(_STYLE):
-        fig = MatplotlibFigure(figsize=(1.2 + 0.9 * len(column_labels), 1.0 + 0.7 * len(row_labels)))
+        fig = MatplotlibFigure(figsize=(1.6 + 0.9 * len(column_labels), 1.2 + 0.7 * len(row_labels)))
         ax = fig.subplots()
         bound = max((abs(v) for r in rows for v in r), default=1.0) or 1.0
         image = ax.imshow(rows, cmap="RdBu_r", vmin=-bound, vmax=bound)  # white at 0, red > 0, blue < 0
@@ -199,7 +200,7 @@ def heatmap(
         ax.set_yticks(range(len(row_labels)), list(row_labels))
         ax.set_title(title)
         fig.colorbar(image, ax=ax, shrink=0.8)
-        svg = _svg_text(fig)
+        svg = _svg_text(fig, fit=True)
     i, j = max(
         ((i, j) for i in range(len(rows)) for j in range(len(column_labels))), key=lambda ij: abs(rows[ij[0]][ij[1]])
     )
@@ -253,7 +254,8 @@ def timeline(
         for row, spans in enumerate(lanes.values()):
             y = len(lanes) - 1 - row
             for start, end, label in spans:
-                ax.broken_barh([(start, end - start)], (y - 0.35, 0.7), color=colours[row % 4], alpha=0.75)
+                colour = colours[row % len(colours)]
+                ax.broken_barh([(start, end - start)], (y - 0.35, 0.7), color=colour, alpha=0.75, edgecolor="white")
                 ax.text((start + end) / 2, y, label, ha="center", va="center", fontsize=9)
         ax.set_yticks(range(len(lanes)), list(reversed(list(lanes))))
         ax.set_xticks(range(len(ticks)), list(ticks), rotation=30, ha="right")
@@ -261,7 +263,7 @@ def timeline(
         ax.set_xlabel(xlabel)
         ax.set_title(title)
         ax.grid(axis="x", alpha=0.3)
-        svg = _svg_text(fig)
+        svg = _svg_text(fig, fit=True)
     alt = f"{title}. " + " ".join(
         f"{lane}: " + "; ".join(f"{label} from {ticks[int(a)]} to {ticks[int(b)]}" for a, b, label in spans) + "."
         for lane, spans in lanes.items()

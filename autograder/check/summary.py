@@ -22,7 +22,17 @@ from pathlib import Path
 
 from ..lessons import COURSE_ROOT, LEARNER_FOLDER
 
-__all__ = ["Question", "questions", "summarize", "summary", "watch", "judged", "NO_CHECK_RAN", "ONLY_WHEN_GRADED"]
+__all__ = [
+    "Question",
+    "questions",
+    "title",
+    "summarize",
+    "summary",
+    "watch",
+    "judged",
+    "NO_CHECK_RAN",
+    "ONLY_WHEN_GRADED",
+]
 
 # The last outcome of each cell source run in this kernel: (source stripped) -> "" (every check it
 # made passed, and at least one did) or why not: the first line of what it raised, or that no check
@@ -167,10 +177,10 @@ def summary() -> None:
         print(HIDDEN_TESTS)
         return
     path = ranked[0][2]
-    print(summarize(_title(path), questions(path), _outcomes))
+    print(summarize(title(path), questions(path), _outcomes))
 
 
-def _title(path: Path) -> str:
+def title(path: Path) -> str:
     """The exercise's heading ("Exercise 1: the graph is built as the code runs"), else its file's name."""
     for cell in _cells(path):
         heading = re.match(r"#\s+(.+)", cell["source"]) if cell.get("cell_type") == "markdown" else None

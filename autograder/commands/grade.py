@@ -30,19 +30,16 @@ def _late(row: dict) -> str:
 
 
 def _course_paths(args) -> None:
-    """Fill in what ``--course DIR`` implies: its source folder, its gradebook (nbgrader's
-    ``CourseDirectory.db_url`` from its ``nbgrader_config.py``, else ``DIR/gradebook.db``), its
-    ``submitted`` folder (``args.course_submitted``: where a zip's notebooks are kept) and, with no
-    SUBMITTED, what ``nbgrader collect`` left there."""
-    from ..grading.store.config import course_config
+    """Fill in what ``--course DIR`` implies (``store.config.course_paths``): its source folder, its
+    gradebook, its ``submitted`` folder (``args.course_submitted``: where a zip's notebooks are kept)
+    and, with no SUBMITTED, what ``nbgrader collect`` left there."""
+    from ..grading.store.config import course_paths
 
-    course = Path(args.course).resolve()
-    directory = course_config(course).get("CourseDirectory", {})
+    source, db_url, args.course_submitted = course_paths(Path(args.course))
     if args.solutions is None:
-        args.solutions = str(course / directory.get("source_directory", "source"))
+        args.solutions = str(source)
     if args.db is None:
-        args.db = directory.get("db_url") or "sqlite:///" + str(course / "gradebook.db")
-    args.course_submitted = course / directory.get("submitted_directory", "submitted")
+        args.db = db_url
     if args.submitted is None and not args.from_zip:
         args.submitted = str(args.course_submitted)
 

@@ -234,11 +234,21 @@ class Prepared:
     blank: set[str]
 
 
-def prepare_notebook(path: Path | None, source: nbformat.NotebookNode, student_id: str, assignment_id: str):
+def prepare_notebook(
+    path: Path | None,
+    source: nbformat.NotebookNode,
+    student_id: str,
+    assignment_id: str,
+    stubs: dict[str, str] | None = None,
+):
     """Read the submission at ``path`` (once; never written) and assemble it with ``source``: a
     :class:`Prepared`, or a :class:`Result` with its status when there is nothing to run (no
     notebook, not a regular file, too large, unreadable). Needs no sandbox: a class run prepares
-    the next notebooks while one runs. Does not raise for anything the file holds."""
+    the next notebooks while one runs. Does not raise for anything the file holds.
+
+    ``stubs`` (``{answer grade_id: text}``) given: ``source`` is a release, whose answer cells are
+    the stubs, and whose checks judge in the learner's own process (a learner checking their own
+    work, as nbgrader's Validate runs it): nothing is withheld."""
     result = unscored(source, student_id, assignment_id, status.GRADED)
     if path is None:
         result.status = status.NO_NOTEBOOK
@@ -264,10 +274,10 @@ def prepare_notebook(path: Path | None, source: nbformat.NotebookNode, student_i
     return Prepared(
         result,
         graded,
-        [_withheld(c.source) if withheld_here(c) else c.source for c in cells],
+        [_withheld(c.source) if withheld_here(c) and stubs is None else c.source for c in cells],
         [grade_id(c) or f"cell {i + 1}" for i, c in enumerate(cells)],
         _tests(cells),
-        unanswered(graded, _release_answers(source)),
+        unanswered(graded, _release_answers(source) if stubs is None else stubs),
     )
 
 

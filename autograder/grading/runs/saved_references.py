@@ -28,7 +28,8 @@ from ..judge.grade_one import SolutionFails, solution_records
 from ..sandbox.container import extras_for
 from ..sandbox.limits import Limits
 from ..sandbox.values import decode_record, encode_record
-from .batch import _Sandboxes, load_sources
+from .batch import load_sources
+from .warm import _Sandboxes
 
 __all__ = ["FORMAT", "StaleReferences", "course_version", "notebook_hash", "build", "write", "SavedReferences"]
 

@@ -84,6 +84,8 @@ def _unpack(args, scratch: Path):
         print(f"error: {error}", file=sys.stderr)
         return None
     print(f"{args.from_zip}: {len(unpacked.placed)} notebooks placed, {len(unpacked.problems)} entries not.")
+    for line in roster.problems if roster else []:
+        print(f"roster: {line}")
     for line in unpacked.problems:
         print(f"not placed: {line}")
     for line in unpacked.notes:
@@ -125,7 +127,7 @@ def run(args) -> int:
             if args.course:  # where nbgrader's collect would have put them: formgrader counts them there
                 from ..grading.intake.collected import keep_in_course
 
-                for line in keep_in_course(submitted, args.course_submitted, from_zip[0].placed):
+                for line in keep_in_course(submitted, args.course_submitted, from_zip[0].placed, from_zip[0].times):
                     print(f"note: {line}")
         elif not args.submitted:
             from ..grading.runs.demo import build_demo_class
@@ -273,7 +275,8 @@ def add(commands) -> None:
         "--roster",
         default=None,
         metavar="CSV",
-        help="with --from-zip: student_id with canvas_id and/or name columns, or Canvas's gradebook export",
+        help="with --from-zip: student_id with canvas_id, moodle_id and/or name columns, or Canvas's gradebook "
+        "export, or Moodle's grading worksheet (ids decide; a name or id of two people is refused)",
     )
     grade.add_argument(
         "--solutions",

@@ -21,8 +21,10 @@ from pathlib import Path
 
 import nbformat
 
-from ...compare.causes import NOT_ANSWERED, cause_of
+from ...compare.causes import NOT_ANSWERED
 from .. import status
+from ..intake.bounds import MAX_NOTEBOOK_BYTES, shape_problem
+from ..names import visible as shown_plain
 from ..sandbox.container import Sandbox, SandboxError
 from ..sandbox.limits import Limits
 from ..sandbox.runner import run_cells
@@ -47,7 +49,6 @@ __all__ = [
 ]
 
 MAX_MESSAGE = 2_000  # characters of a question's message kept (page, gradebook comment)
-MAX_NOTEBOOK_BYTES = 16 * 1024**2  # a submitted .ipynb over this is refused unread (exercises weigh ~100 kB)
 
 
 class SolutionFails(RuntimeError):
@@ -264,6 +265,9 @@ def prepare_notebook(
     except OSError as error:
         result.status = status.unreadable(error)
         return result
+    if problem := shape_problem(data):  # refused before a parser recurses into it or builds millions of objects
+        result.status = status.unreadable_shape(problem)
+        return result
     try:
         submission = nbformat.reads(data.decode("utf-8"), as_version=4)
     except Exception as error:  # noqa: BLE001 -- truncated JSON, invalid UTF-8, not a notebook at all
@@ -301,9 +305,12 @@ def judge_run(prepared: Prepared, run, stops: dict[int, str], expected: dict[str
         if is_test(cell):
             q = by_id[grade_id(cell)]
             stopped = stops.get(count - 1) or (run.status if not cell_run.finished else None)
-            q.score, q.message = question_points(q.points, cell_run, stopped, expected.get(q.grade_id, []))
-            q.cause = NOT_ANSWERED if q.message and q.grade_id in prepared.blank else cause_of(q.message)
-            if len(q.message) > MAX_MESSAGE:  # it may quote what the learner's code made (a dict's keys, an error)
+            q.score, message = question_points(q.points, cell_run, stopped, expected.get(q.grade_id, []))
+            # the key is the grader's own (a field it fills), never read back out of the message's text
+            q.cause = NOT_ANSWERED if message and q.grade_id in prepared.blank else getattr(message, "cause", "")
+            # it may quote what the learner's code made (a dict's keys, an error): plain text, bounded
+            q.message = shown_plain(str(message))
+            if len(q.message) > MAX_MESSAGE:
                 q.message = q.message[:MAX_MESSAGE] + " ... (message cut)"
     result.notebook = prepared.graded
     return result

@@ -28,7 +28,7 @@ from ..store import default_db_url
 from ..store.config import course_config
 from ..store.gradebook import Store
 from ..store.views import CSV_COLUMNS, grade_rows, write_csv
-from .shards import in_shard, one_writer_at_a_time, part_url
+from .shards import deadlines, in_shard, one_writer_at_a_time, part_url
 from .warm import SandboxUnavailable, WarmGrader, write_feedback
 
 __all__ = [
@@ -206,6 +206,11 @@ def grade_class(
             try:
                 for assignment in graded:
                     store.prepare(assignment, sources[assignment][0], sources[assignment][1])
+                if url != (main := db_url or default_db_url(out)):  # a shard's part: the course's deadlines
+                    dues, store.extensions = deadlines(main)
+                    for assignment in graded:
+                        if assignment in dues:
+                            store.set_duedate(assignment, dues[assignment])
                 for assignment, due in (duedates or {}).items():
                     store.set_duedate(assignment, due)
             except BaseException:

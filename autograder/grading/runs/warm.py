@@ -275,7 +275,7 @@ class WarmGrader:
                         if problem:
                             notes.append(f"{result.student_id}/{result.assignment_id}: {problem}")
                         items.append((result, sources[result.assignment_id][0], timestamp))
-                    for result, written in zip(results, store.record_all(items), strict=True):
+                    for result, written in zip(results, _record(store, items, zeroed, by_key, notes), strict=True):
                         key = (result.student_id, result.assignment_id)
                         changes[key] = (written.old, written.new)
                         result.late_penalty = written.late_penalty
@@ -285,6 +285,27 @@ class WarmGrader:
                             recorded(result)
         finally:
             grading.close()
+
+
+def _record(store, items: list, zeroed, by_key: dict, notes: list[str]) -> list:
+    """``store.record_all(items)``; when that raises, each item again alone, so that one item the
+    store cannot take (a time it cannot compare, a value nbgrader refuses) is that submission's
+    ``crashed (grader error: ...)`` with no time, recorded beside everyone else's."""
+    try:
+        return store.record_all(items)
+    except Exception:  # noqa: BLE001 -- the batch goes on; each item is tried alone below
+        pass
+    recorded = []
+    for result, notebook_file, timestamp in items:
+        try:
+            recorded.append(store.record(result, notebook_file, timestamp))
+        except Exception as error:  # noqa: BLE001
+            key = (result.student_id, result.assignment_id)
+            notes.append(f"{key[0]}/{key[1]}: the gradebook refused its result ({type(error).__name__}): recorded as 0")
+            stand_in = zeroed(by_key[key], status.grader_error(error))
+            result.status, result.questions, result.notebook = stand_in.status, stand_in.questions, None
+            recorded.append(store.record(result, notebook_file, None))
+    return recorded
 
 
 def folder_of(submitted: Path, submission) -> Path | None:

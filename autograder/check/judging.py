@@ -109,7 +109,7 @@ def _grads_hint(hint, kinds: list[str], facts=None) -> str:
     """``hint`` as given (a sentence: always), or, for a mapping ``{kind: sentence}``, the sentences
     of the kinds found (``"otherwise"``: when none of them has one). A sentence may be a cause with its
     evidence (``compare.evidence``), or a list of them: weighed on the learner's run."""
-    if not isinstance(hint, Mapping):
+    if not isinstance(hint, Mapping) or compare_evidence.is_cause(hint):  # a cause is a mapping too: one sentence
         return _weighed_hint(hint, facts)[0]
     found = [hint[kind] for kind in dict.fromkeys(kinds) if isinstance(hint.get(kind), (str, list, Mapping))]
     said = [text for text in (_weighed_hint(entry, facts)[0] for entry in found) if text]
@@ -169,7 +169,7 @@ def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, st
     if options.get("show_values", True):
         message += f": expected {expected!r}, got {received!r}"
     hint = options.get("hint", "")
-    if isinstance(hint, Mapping):  # {"too high": ..., "too low": ...}: the side the answer is on
+    if isinstance(hint, Mapping) and not compare_evidence.is_cause(hint):  # {"too high": ..., "too low": ...}
         numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (received, expected))
         if numbers and ("too high" in hint or "too low" in hint):
             hint = hint.get("too high" if received > expected else "too low", "")

@@ -18,7 +18,7 @@ _GRAPH_GOES = (
     "references the graph any more (its loss rebound to the next step's)."
 )
 _ONCE = "A storage saved by several Nodes (or through views) is kept, and counted, once."
-_FROM_DTYPE = "take each tensor's size from its own dtype: numel() * element_size()."
+_FROM_DTYPE = "take each tensor's size from its dtype: numel() * element_size()."
 # readings of a figure listed when it is ambiguous
 _LISTED = 3
 
@@ -174,12 +174,18 @@ def _whole_named(reading: _Reading, name: str, size: int, side: str, diff: int, 
     """The message, reason, kind and cause key of a whole-figure reading, the one that fits."""
     k = abs(reading.k)
     if reading.whole == "twice":
-        wider = (
-            f" (or each element at {2 * element_size} B, where the dtype has {element_size})" if element_size else ""
-        )
-        said = "is exactly 2x the expected figure: was each saved storage counted twice"
-        hidden = " (or each element at twice its dtype's size)" if element_size else ""
-        return f"{name} {said}{wider}?", f"{said}{hidden}?", "double", ""
+        said = "is exactly 2x the expected figure: was each saved storage counted twice?"
+        if element_size:  # or each element at twice its dtype's size (float32's 4 B where autocast saved 2)
+            said = (
+                f"is exactly 2x the expected figure: was each element counted at {2 * element_size} B, where the "
+                f"dtype has {element_size}, or each saved storage counted twice?"
+            )
+            hidden = (
+                "is exactly 2x the expected figure: was each element counted at twice its dtype's size, or each "
+                "saved storage counted twice?"
+            )
+            return f"{name} {said}", hidden, "double", ""
+        return f"{name} {said}", said, "double", ""
     if reading.whole == "bits":
         said = "is 8x the expected figure: bits, not bytes?"
         return f"{name} {said}", said, "multiple", ""

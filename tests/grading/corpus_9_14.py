@@ -132,7 +132,7 @@ def backward(ctx, grad_y):
 softclip.register_autograd(backward, setup_context=setup_context)
 """,
             },
-            "fails": {"q4_check": "found another shape, dtype or layout"},
+            "fails": {"q4_check": "found another shape"},
         },
         "c09-q4-output-formula-on-x": {
             "cause": "saves x but applies the output's formula 1 - (y / limit)^2 to it",
@@ -317,7 +317,7 @@ def peak_grad_bytes(model, fused):
     return x + relus + weights
 """
             },
-            "fails": {"q2_check": "x counted in float32 (4 B per element), where what is saved is its bfloat16 copy"},
+            "fails": {"q2_check": "the bfloat16 copy of x (2 B per element) counted twice (or at 4 B per element"},
         },
         "c11-biases-counted": {
             "cause": "counts the bfloat16 copies of the biases, which addmm's backward does not need",
@@ -407,7 +407,7 @@ def per_sample_bytes(model, batch_size):
     return batch_size * sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad)
 """
             },
-            "fails": {"q3_check": "the loss was reduced over the batch before grad"},
+            "fails": {"q3_check": "a loss reduced over the whole batch"},
         },
         "c12-where-only": {
             "cause": "masks r ** 2 * log(r) with torch.where only: the unused branch's gradient is NaN",
@@ -505,7 +505,7 @@ def per_sample_bytes(model, batch_size):
     return {"eager": 4 * n * size, "aot_eager": 2 * n * size}
 """
             },
-            "fails": {"q2_check": "take each tensor's size from its dtype: numel() * element_size()"},
+            "fails": {"q2_check": "each element counted at fewer bytes than its dtype has"},
         },
         "c13-loop-breaks": {
             "cause": "thinks each pass of a Python loop over range breaks the graph",

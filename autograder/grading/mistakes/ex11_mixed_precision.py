@@ -45,7 +45,7 @@ MISTAKES = {
     return activations + weight_copies
 """
         },
-        "fails": {"q2_check": "in float32 (4 bytes per element)"},
+        "fails": {"q2_check": "was each element counted at 4 B, where the dtype has 2"},
     },
     # Q2: the copies of the weights taken for parameters (excluded): only the activations counted.
     "ex11-q2-no-weight-copies": {
@@ -103,7 +103,7 @@ MISTAKES = {
 """
             )
         },
-        "fails": {"q3_check": "not optimizer.step()"},
+        "fails": {"q3_check": "optimizer.step() itself never does"},
     },
     # Q2: the figure measured (the question's own snippet) instead of predicted from widths and batch.
     "ex11-q2-measured": {

@@ -356,6 +356,7 @@ def nbytes(
     views: dict[str, int] | None = None,
     probes: list[tuple] | None = None,
     saved: bool = True,
+    saved_by: dict[str, int] | None = None,
 ) -> None:
     """Check a memory figure in bytes (an ``int``), exactly, with
     :func:`autograder.compare.diagnose_bytes`, which names what a difference is made of where one reading of it
@@ -367,7 +368,8 @@ def nbytes(
     learner's figure at other inputs with the facts there, ``[(figure, {"expected": int, "parts": ..., "unsaved":
     ..., ...}), ...]``, which tell apart readings that one size cannot (the record carries the learner's figures
     with its value, as ``facts`` are carried, so the class grader reads them, and the facts from the solution's
-    record); ``saved``: whether the parts are tensors saved for backward.
+    record); ``saved``: whether the parts are tensors saved for backward; ``saved_by``: how many Nodes save each
+    part, where known (a part one Node saves is an unlikely one to be counted twice).
 
     Raises:
         CheckFailed: with the diagnosis.
@@ -382,6 +384,7 @@ def nbytes(
         "element_sizes": element_sizes or {},
         "views": views or {},
         "saved": saved,
+        "saved_by": saved_by or {},
         "show_values": show_values,
     }
     if probes:

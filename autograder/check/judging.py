@@ -216,6 +216,7 @@ def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, s
         options.get("views") or {},
         probes,
         options.get("saved", True) is not False,
+        options.get("saved_by") or {},
     )
     if result.ok:
         return True, f"OK {name}"

@@ -266,6 +266,7 @@ def diagnose_bytes(
     views: dict[str, int] | None = None,
     probes: list[dict] | None = None,
     saved: bool = True,
+    saved_by: dict[str, int] | None = None,
 ) -> Diagnosis:
     """Compare a memory figure (``int`` bytes) with the reference, exactly, and name what the difference is made
     of where one reading of it fits (NOTE in ``autograder.compare.byte_terms``).
@@ -284,6 +285,8 @@ def diagnose_bytes(
         probes: the same figure at other inputs, to tell readings apart: ``[{"received": int, "expected": int,
             "parts": ..., "unsaved": ..., "extra": ..., "views": ..., "element_sizes": ...}]`` (names as here).
         saved: whether the parts are tensors saved for backward (False: ``.grad``, a result, what is alive).
+        saved_by: how many Nodes save each part, by name, where known: a part one Node saves is an unlikely one to
+            be counted twice (its reading is one step more complex).
 
     Returns:
         A :class:`Diagnosis` (``kind``: ok, type, double, missing, unsaved, dtype, view, extra, steps,
@@ -298,7 +301,7 @@ def diagnose_bytes(
     rel = abs(received - expected) / expected if expected else float(abs(received))
     diff = received - expected
     size, side = abs(diff), "too high" if diff > 0 else "too low"
-    facts = _facts(parts, unsaved, views, extra, element_sizes, element_size)
+    facts = _facts(parts, unsaved, views, extra, element_sizes, element_size, saved_by)
     tried = []
     for probe in probes or ():
         if (
@@ -328,7 +331,7 @@ def diagnose_bytes(
     )
 
 
-def _facts(parts, unsaved, views, extra, element_sizes, element_size) -> Facts:
+def _facts(parts, unsaved, views, extra, element_sizes, element_size, saved_by=None) -> Facts:
     """The run's facts, as plain dicts of ``{str: int}`` (anything else in a record is left out)."""
 
     def clean(table) -> dict[str, int]:
@@ -340,4 +343,5 @@ def _facts(parts, unsaved, views, extra, element_sizes, element_size) -> Facts:
     sizes = dict.fromkeys(parts, element_size) if element_size else {}
     own = {k: v for k, v in clean(element_sizes).items() if v > 0}
     sizes.update(own)
-    return Facts(parts, clean(unsaved), clean(views), clean(extra), sizes, mixed=len(set(own.values())) > 1)
+    mixed = len(set(own.values())) > 1
+    return Facts(parts, clean(unsaved), clean(views), clean(extra), sizes, mixed=mixed, saved_by=clean(saved_by))

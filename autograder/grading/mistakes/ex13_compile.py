@@ -47,7 +47,7 @@ MISTAKES = {
     return {"eager": 5 * size, "aot_eager": 2 * size}
 """
         },
-        "fails": {"q2_check": "counted twice (count each storage once)"},
+        "fails": {"q2_check": "exp(x) (saved by exp and by log1p: one storage) counted twice"},
     },
     # Q2: compiled taken to save what eager saves.
     "ex13-q2-same-as-eager": {

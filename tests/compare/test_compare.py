@@ -341,3 +341,15 @@ def test_an_excess_that_two_readings_explain_names_both_as_possibilities():
     assert "the Tanh output" in d.given and "counted twice" in d.reason
     alone = diagnose_bytes(600 + 288, 600, parts={"x": 5}, unsaved=unsaved)
     assert "counted twice" not in alone.message and alone.kind == "unsaved"
+
+
+def test_a_part_two_nodes_save_is_the_one_counted_twice():
+    """Two parts of the same size, one saved by two Nodes, one by one: is an excess of that size read as the first
+    counted twice (a count per Node), and both listed where the check does not say how many Nodes save each?"""
+    from autograder.compare import diagnose_bytes
+
+    parts = {"exp(x) (saved by exp and by log1p)": 400, "log1p(exp(x)) (saved by pow)": 400}
+    unsure = diagnose_bytes(1200, 800, parts=parts)
+    assert unsure.kind == "ambiguous", unsure.message
+    told = diagnose_bytes(1200, 800, parts=parts, saved_by=dict(zip(parts, (2, 1))))
+    assert told.kind == "double" and "exactly exp(x) (saved by exp and by log1p) counted twice" in told.message

@@ -17,7 +17,7 @@ A decomposition is a set of at most three terms, at most one per tensor, whose b
 the check also ran the learner's figure at other sizes (``probes``: the same function, other inputs), the same
 terms must add up to the difference there too, which rules out most coincidences of size. Decompositions are
 compared by their complexity, their number of terms, plus one where they mix terms that add and terms that take
-away (a part left out and another counted twice is two slips the other way round), plus one for a part counted
+away (a part left out and another counted twice is two slips the other way round), plus two for a part counted
 twice that one Node alone saves, where the check says how many save each (a count per Node counts twice what two
 Nodes save, not what one does): those no more than one above the least complex are the readings of the figure (a
 one-term coincidence does not beat a two-term truth it cannot tell apart from).
@@ -107,12 +107,12 @@ def _fits(combo: tuple[Term, ...], diff: int, facts: Facts, probes: list[tuple[i
 
 
 def complexity(combo: tuple[Term, ...], facts: Facts) -> int:
-    """A decomposition's number of terms, plus one where its terms move the figure both ways, plus one for each
+    """A decomposition's number of terms, plus one where its terms move the figure both ways, plus two for each
     part counted twice that the check knows one Node alone saves (NOTE above: a storage two Nodes save is the one
-    a count per Node counts twice)."""
+    a count per Node counts twice; a lone one counted twice is a slip no simpler reading needs)."""
     signs = {(facts.bytes(t) or 0) > 0 for t in combo}
     lone = sum(t.kind == "twice" and facts.saved_by.get(t.name) == 1 for t in combo)
-    return len(combo) + (len(signs) > 1) + lone
+    return len(combo) + (len(signs) > 1) + 2 * lone
 
 
 def decompositions(diff: int, facts: Facts, probes: list[tuple[int, Facts]] = ()) -> list[tuple[Term, ...]]:

@@ -203,8 +203,9 @@ CASES = [
         "r11-14-average-op-on-gloo",
         "ex14_distributed",
         "q1_answer",
-        "unlike",
-        "all-reduces each .grad with ReduceOp.AVG, which the gloo backend does not support: it raises",
+        "correct",
+        "all-reduces each .grad with ReduceOp.AVG (written as a mistake, 'gloo does not support AVG', before it was "
+        "run: gloo does support it in torch 2.13, so the answer is correct and must get full marks)",
         """def rank_grads(rank, world_size, model, x, y):
     xs, ys = x.chunk(world_size)[rank], y.chunk(world_size)[rank]
     nn.functional.mse_loss(model(xs), ys).backward()

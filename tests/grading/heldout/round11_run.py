@@ -59,7 +59,8 @@ def main(out: Path) -> int:
             notebook = gb.find_submission_notebook(exercise, exercise, case)
             lost = sorted(g.name for g in notebook.grades if (g.score or 0) < (g.max_score or 0))
             comment = next((c.auto_comment for c in notebook.comments if c.name == question), None) or ""
-            right = "graded right" if lost == [question] else f"GRADED WRONG: lost {lost}"
+            should = [] if kind == "correct" else [question]
+            right = "graded right" if lost == should else f"GRADED WRONG: lost {lost}"
             print(f"## {case} ({kind}): {right}\n   stated: {cause}\n   said: {comment}\n")
     return 0
 

@@ -27,12 +27,11 @@ SIGN_QUESTION = "Is the sign of the loss, or of one chain-rule factor, the other
 
 
 def _multiple_question(k: int | None) -> str:
-    by = f"{k} times" if k else "that many times"
     left = f"a division by {k} left out" if k else "a division left out"
-    # the loss's scale first: it fits any value; accumulation only a gradient read from .grad, so it is conditional
+    # the scale first: it fits any value; accumulation only a gradient read from .grad, so it is asked as such
     return (
-        f"Is what it is computed from {by} too large (a sum where a mean was meant, {left}), or, if it is a gradient "
-        f"read from .grad, did {k or 'that many'} backward passes add into it without zeroing?"
+        f"Was a sum taken where a mean was meant, or {left}; or, for a gradient read from .grad, did "
+        f"{k or 'that many'} backward passes add into it without zeroing?"
     )
 
 

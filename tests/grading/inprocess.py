@@ -13,6 +13,7 @@ import contextlib
 import functools
 import io
 import linecache
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,6 +32,14 @@ EXERCISES = sorted(path.name for path in (ROOT / "solutions").iterdir() if (path
 def source(exercise: str) -> nbformat.NotebookNode:
     """The instructor's source notebook ``solutions/<exercise>/<exercise>.ipynb``."""
     return nbformat.read(ROOT / "solutions" / exercise / f"{exercise}.ipynb", as_version=4)
+
+
+_MARKERS = re.compile(r"^[ \t]*### (?:BEGIN|END) SOLUTION[ \t]*\n", re.MULTILINE)
+
+
+def solved_answers(exercise: str) -> dict[str, str]:
+    """``{answer grade_id: source}`` of the solution, as a learner would write it (nbgrader's markers taken out)."""
+    return {grade_id(c): _MARKERS.sub("", c.source) for c in source(exercise).cells if is_answer(c)}
 
 
 def blank_answers(exercise: str) -> dict[str, str]:

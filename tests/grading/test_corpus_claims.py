@@ -38,14 +38,15 @@ THROUGH_GRADE = [
 
 @needs_sandbox
 def test_the_class_grader_takes_the_points_and_tells_the_cause(tmp_path):
-    """Through ``python -m autograder grade`` (the other answers left blank): does the penalty that fills .grad
-    lose question 2's points (it got them all), and the dict of .grad aliases zeroed in place get its own cause,
-    not a cut graph, in the gradebook?"""
+    """Through ``python -m autograder grade`` (every other answer the solution's): does the penalty that fills .grad
+    lose question 2's points (it got them all) and no other, and the dict of .grad aliases zeroed in place get its
+    own cause, not a cut graph, in the gradebook?"""
     submitted = tmp_path / "submitted"
     for exercise, student in THROUGH_GRADE:
         notebook = nbformat.read(ROOT / "exercises" / exercise / f"{exercise}.ipynb", as_version=4)
+        answers = {**inprocess.solved_answers(exercise), **WRONG[exercise][student]["answers"]}
         for cell in notebook.cells:
-            answer = WRONG[exercise][student]["answers"].get(cell.metadata.get("nbgrader", {}).get("grade_id"))
+            answer = answers.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
             if answer is not None:
                 cell.source = answer
         path = submitted / student / exercise / f"{exercise}.ipynb"
@@ -73,10 +74,3 @@ def test_the_class_grader_takes_the_points_and_tells_the_cause(tmp_path):
                 assert scores[gid][0] == 0 < scores[gid][1], (student, scores)
                 assert phrase in comments[gid] and not [w for w in case["never"] if w in comments[gid]], comments[gid]
             assert all(s == m for name, (s, m) in scores.items() if name not in case["fails"]), (student, scores)
-
-
-def _solution_only(source: str) -> str:
-    """An answer cell's source with nbgrader's solution markers taken out (the solution as a learner writes it)."""
-    return "\n".join(
-        line for line in source.splitlines() if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line
-    )

@@ -9,7 +9,6 @@ usage: python tests/grading/heldout/round11_run.py OUT_DIR
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,27 +18,18 @@ from nbgrader.api import Gradebook
 
 REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(REPO))
 
 from round11_cases import CASES  # noqa: E402
 
-_MARKERS = re.compile(r"^[ \t]*### (?:BEGIN|END) SOLUTION[ \t]*\n", re.MULTILINE)
-
-
-def _solved(exercise: str) -> dict[str, str]:
-    """The solution's answer cells, by grade_id, as a learner would write them (nbgrader's markers taken out)."""
-    source = nbformat.read(REPO / "solutions" / exercise / f"{exercise}.ipynb", as_version=4)
-    return {
-        c.metadata["nbgrader"]["grade_id"]: _MARKERS.sub("", c.source)
-        for c in source.cells
-        if c.metadata.get("nbgrader", {}).get("solution")
-    }
+from tests.grading.inprocess import solved_answers  # noqa: E402
 
 
 def main(out: Path) -> int:
     submitted = out / "submitted"
     for case, exercise, answer_cell, _, _, source in CASES:
         notebook = nbformat.read(REPO / "exercises" / exercise / f"{exercise}.ipynb", as_version=4)
-        answers = {**_solved(exercise), answer_cell: source}
+        answers = {**solved_answers(exercise), answer_cell: source}
         for cell in notebook.cells:
             gid = cell.metadata.get("nbgrader", {}).get("grade_id")
             if gid in answers:

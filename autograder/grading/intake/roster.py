@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..names import UnsafeId, check_id, gradebook_name, terminal
 
-__all__ = ["Roster", "read_roster", "split_name", "fold", "MAX_ROWS"]
+__all__ = ["Roster", "read_roster", "split_name", "fold", "platform_id", "MAX_ROWS"]
 
 MAX_ROWS = 100_000  # rows read from a roster (a class, not a census); more are one problem line
 _MAX_BYTES = 64 * 1024**2  # a roster file larger than this is refused before it is read
@@ -90,6 +90,20 @@ class Roster:
         if student is not None and platform in self.ids.get(student, set()):
             return None, f"is not in the roster: its {terminal(student)} of that name has another {platform} id"
         return student, "" if student else "is not in the roster"
+
+
+def platform_id(text: str) -> str:
+    """A Canvas or Moodle id as a roster may hold it, as the zip writes it: ``"Participant 201"``
+    (Moodle's worksheet, in any language) and a spreadsheet's ``"201.0"`` or ``"2.01E+02"`` are
+    ``"201"``; "" for none."""
+    text = text.strip()
+    if found := re.fullmatch(r"\D*?(\d+)", text):  # "Participant 201", "Teilnehmer/in 201"
+        return str(int(found.group(1)))
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    return str(int(number)) if number.is_integer() and number >= 0 else text
 
 
 def _said(key: tuple[str, str]) -> str:
@@ -160,7 +174,7 @@ def _add_row(roster: Roster, row: dict, columns: dict, number: int, seen: dict[s
         roster.ambiguous.setdefault(("student", student), [seen[student][1]]).append(said)
     seen.setdefault(student, (_identity(row, columns), said))
     for platform in ("canvas", "moodle"):
-        uid = re.sub(r"^Participant\s*", "", row.get(columns[platform] or "", "").strip())
+        uid = platform_id(row.get(columns[platform] or "", ""))
         if uid:
             roster.add((platform, uid), student, said)
             roster.ids.setdefault(student, set()).add(platform)
@@ -169,8 +183,10 @@ def _add_row(roster: Roster, row: dict, columns: dict, number: int, seen: dict[s
             last, _, first = name.partition(",")
             roster.add(("name", fold(last + first)), student, said)
             roster.add(("name", fold(first + last)), student, said)
-        else:
+        else:  # "First Last": Moodle writes it so, Canvas as "lastfirst" (its sortable name)
+            first, _, last = " ".join(name.split()).rpartition(" ")
             roster.add(("name", fold(name)), student, said)
+            roster.add(("name", fold(last + first)), student, said)
         roster.names.setdefault(student, split_name(name))
 
 

@@ -40,7 +40,10 @@ from ..sandbox.values import decode_record, encode_record
 from .batch import load_sources
 from .warm import _Sandboxes
 
-__all__ = ["FORMAT", "StaleReferences", "course_version", "notebook_hash", "build", "write", "SavedReferences"]
+__all__ = [
+    "FORMAT", "StaleReferences", "course_version", "notebook_hash", "build", "entry", "document", "write",
+    "SavedReferences",
+]  # fmt: skip
 
 FORMAT = "autograder references 1"
 REBUILD = "rebuild them: python -m autograder references --out {path}"
@@ -88,21 +91,33 @@ def build(solutions: Path, limits: Limits = Limits(), sandboxed: bool = True, jo
     sources = load_sources(solutions)
     sandboxes = _Sandboxes(limits, sandboxed, extras_for(c.source for _, nb in sources.values() for c in nb.cells))
 
-    def entry(assignment: str) -> dict:
+    def run(assignment: str) -> dict:
         name, source = sources[assignment]
-        saved = {"notebook": name, "sha256": notebook_hash(solutions / assignment / name)}
         try:
-            records = solution_records(source, sandboxes.get(), limits)
+            return entry(solutions, assignment, name, solution_records(source, sandboxes.get(), limits))
         except SolutionFails as error:
-            return {**saved, "fails": str(error)}
-        encoded = {cell: [encode_record(r) for r in rs] for cell, rs in records.items()}
-        return {**saved, "records": encoded, "records_sha256": _records_hash(encoded)}
+            return entry(solutions, assignment, name, fails=str(error))
 
     try:
         with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-            entries = dict(zip(sources, pool.map(entry, sources)))
+            entries = dict(zip(sources, pool.map(run, sources)))
     finally:
         sandboxes.close()
+    return document(entries)
+
+
+def entry(solutions: Path, assignment: str, name: str, records: dict | None = None, fails: str = "") -> dict:
+    """One assignment's entry of the document: its solution notebook's name and SHA-256, and its
+    records (``{test grade_id: [Checked, ...]}``) or why its solution fails its own tests."""
+    saved = {"notebook": name, "sha256": notebook_hash(solutions / assignment / name)}
+    if records is None:
+        return {**saved, "fails": fails}
+    encoded = {cell: [encode_record(r) for r in rs] for cell, rs in records.items()}
+    return {**saved, "records": encoded, "records_sha256": _records_hash(encoded)}
+
+
+def document(entries: dict) -> dict:
+    """The JSON document of ``{assignment: entry}`` (:func:`entry`) for this grader's version."""
     return {"format": FORMAT, "course_version": course_version(), "assignments": entries}
 
 

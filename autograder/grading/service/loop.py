@@ -34,8 +34,11 @@ import time
 from datetime import UTC
 from pathlib import Path
 
+from ..judge.grade_one import SolutionFails
 from ..names import terminal
+from ..runs import saved_references as saving
 from ..runs.batch import load_sources, submission_in
+from ..runs.saved_references import SavedReferences, StaleReferences
 from ..runs.warm import WarmGrader
 from ..sandbox.container import extras_for
 from ..sandbox.limits import Limits
@@ -126,13 +129,36 @@ class Service:
                 store.prepare(assignment, name, source)
         outbound = self.exchange.root / self.exchange.course_id / "outbound"
         released = [a for a in self.sources if (outbound / a).is_dir()]
-        self.grader.references_for(released)
+        self._warm_references(released)
         for student, assignment in self.queue.pairs():
             self._reconcile(student, assignment)
         self.log(
             f"serving {terminal(self.exchange.course_id)}: watching {self.exchange.inbound} "
             f"({len(self.sources)} assignments, {len(released)} released, {len(self.queue.queued())} queued)"
         )
+
+    def _warm_references(self, assignments: list[str]) -> None:
+        """The references of ``assignments``: those the service saved in its folder before (each
+        checked against its solution's SHA-256 and the grader's version), the rest run now; then
+        all saved again, so a restarted service is warm in seconds."""
+        path = self.state / "references.json"
+        if self.grader.saved is None:
+            try:
+                saved = SavedReferences.load(path, self.solutions)
+            except (FileNotFoundError, StaleReferences):
+                saved = None
+            for assignment in assignments if saved else ():
+                try:
+                    self.grader.references[assignment] = saved.records(assignment)
+                except (StaleReferences, SolutionFails):
+                    pass
+        self.grader.references_for(assignments)
+        grader = self.grader
+        entries = {
+            a: saving.entry(self.solutions, a, self.sources[a][0], grader.references.get(a), grader.broken.get(a, ""))
+            for a in [*grader.references, *grader.broken]
+        }
+        saving.write(saving.document(entries), path)
 
     def close(self) -> None:
         self.grader.close()

@@ -132,31 +132,59 @@ def read_roster(path: Path) -> Roster:
     """
     if Path(path).stat().st_size > _MAX_BYTES:
         raise ValueError(f"{path}: larger than {_MAX_BYTES // 1024**2} MiB, not a roster")
-    roster = Roster()
-    with open(path, newline="", encoding="utf-8-sig", errors="replace") as f:
-        reader = csv.DictReader(f)
-        fields = {str(c).strip() for c in reader.fieldnames or []}
-        columns = _columns(fields)
-        if columns["student"] not in fields:
-            raise ValueError(f"{path}: a roster needs a student_id column (or is Canvas's gradebook export)")
-        seen: dict[str, tuple[str, str]] = {}  # student id: (what tells its row apart, how the row is said)
-        for number in range(2, MAX_ROWS + 2):
-            try:
-                raw = next(reader)
-            except StopIteration:
-                break
-            except csv.Error as error:  # a field past csv's limit, a stray quote: this row only
-                roster.problems.append(f"roster line {number}: not read ({error})")
-                continue
-            row = {str(k).strip(): v if isinstance(v, str) else "" for k, v in raw.items() if k is not None}
-            try:
-                _add_row(roster, row, columns, number, seen)
-            except UnsafeId as error:
-                roster.problems.append(f"roster line {number}: {error}")
-        else:
-            if next(reader, None) is not None:
-                roster.problems.append(f"{path}: more than {MAX_ROWS} rows; the rest is not read")
+    roster, lines = Roster(), _text_lines(Path(path))
+    reader = _reader(lines)
+    if reader is None:
+        raise ValueError(f"{path}: a roster needs a student_id column (or is Canvas's gradebook export)")
+    columns = _columns({str(c).strip() for c in reader.fieldnames or []})
+    seen: dict[str, tuple[str, str]] = {}  # student id: (what tells its row apart, how the row is said)
+    for number in range(2, MAX_ROWS + 2):
+        try:
+            raw = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as error:  # a field past csv's limit, a stray quote: this row only
+            roster.problems.append(f"roster line {number}: not read ({error})")
+            continue
+        row = {str(k).strip(): v if isinstance(v, str) else "" for k, v in raw.items() if k is not None}
+        try:
+            _add_row(roster, row, columns, number, seen)
+        except UnsafeId as error:
+            roster.problems.append(f"roster line {number}: {error}")
+    else:
+        try:
+            more = next(reader, None) is not None
+        except csv.Error:
+            more = True
+        if more:
+            roster.problems.append(f"{path}: more than {MAX_ROWS} rows; the rest is not read")
     return roster
+
+
+def _text_lines(path: Path) -> list[str]:
+    """The roster's lines as text: UTF-8 (with or without a byte-order mark), else Windows-1252 (what
+    Excel saves as "CSV" on Windows); a spreadsheet's ``sep=,`` first line left out."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("cp1252", errors="replace")
+    lines = text.splitlines(keepends=True)
+    return lines[1:] if lines and lines[0].strip().lower().startswith("sep=") else lines
+
+
+def _reader(lines: list[str]) -> csv.DictReader | None:
+    """A reader of ``lines`` with the delimiter (comma, semicolon or tab: a spreadsheet's locale
+    decides) whose header names a student id column; None when none does."""
+    for delimiter in (",", ";", "\t"):
+        reader = csv.DictReader(iter(lines), delimiter=delimiter)
+        try:
+            fields = {str(c).strip() for c in reader.fieldnames or []}
+        except csv.Error:
+            continue
+        if _columns(fields)["student"] in fields:
+            return reader
+    return None
 
 
 def _add_row(roster: Roster, row: dict, columns: dict, number: int, seen: dict[str, tuple[str, str]]) -> None:

@@ -81,3 +81,15 @@ def test_an_instructors_spreadsheet_ids_and_names_find_their_learners(tmp_path):
     roster = roster_of(tmp_path, "student_id,canvas_id,name\nada,101.0,Ada Lovelace\ngrace,,Grace Brewster Hopper\n")
     assert roster.find("canvas", "101", "lovelaceada") == ("ada", "")
     assert roster.find("canvas", "102", "hoppergracebrewster") == ("grace", "")
+
+
+def test_a_roster_saved_by_a_spreadsheet_in_another_locale_is_read(tmp_path):
+    """Messy data: Excel's `sep=;` first line, semicolons, Windows-1252 bytes: are the rows read,
+    accented names matching the zip's?"""
+    path = tmp_path / "roster.csv"
+    path.write_bytes(
+        "sep=;\r\nstudent_id;canvas_id;name\r\njose;;José Ruiz\r\nada;101;Ada Lovelace\r\n".encode("cp1252")
+    )
+    roster = read_roster(path)
+    assert roster.find("moodle", "503", "José Ruiz") == ("jose", "")
+    assert roster.find("canvas", "101", "") == ("ada", "") and roster.problems == []

@@ -203,8 +203,19 @@ def unpack_lms_zip(
 
     Raises:
         zipfile.BadZipFile: the file is not a zip at all.
+        ValueError: its end record states more than ``limits.entries`` entries (read before any
+            entry is: zipfile would hold them all in memory).
     """
     unpacked = Unpacked()
+    # what its end record states, before zipfile reads (and holds) every entry of the central directory:
+    # the count, and the directory's size, which bounds how many entries zipfile would really read
+    with open(zip_path, "rb") as f:
+        end = zipfile._EndRecData(f)
+    if end and (end[zipfile._ECD_ENTRIES_TOTAL] > limits.entries or end[zipfile._ECD_SIZE] > limits.entries * 1024):
+        raise ValueError(
+            f"{zip_path} holds {end[zipfile._ECD_ENTRIES_TOTAL]} entries in a directory of {end[zipfile._ECD_SIZE]} "
+            f"bytes, more than {limits.entries} entries: split the download"
+        )
     with zipfile.ZipFile(zip_path) as zf:
         infos = zf.infolist()
         if len(infos) > limits.entries:

@@ -208,3 +208,12 @@ def test_a_moodle_name_that_holds_moodles_pattern_twice_is_refused(tmp_path, not
     unpacked = unpack_lms_zip(archive, tmp_path / "scratch", NOTEBOOKS, read_roster(roster), assignment="ex01")
     assert unpacked.placed == {} and len(unpacked.problems) == 2
     assert all("names two participants" in p for p in unpacked.problems)
+
+
+def test_a_zip_of_too_many_entries_is_refused_before_they_are_read(tmp_path, notebook):
+    """Is a zip whose end record states more entries than the bound refused before zipfile reads
+    its directory (which it would hold whole in memory)?"""
+    archive = make_zip(tmp_path / "many.zip", [(f"l_{i}_{i}_ex01.ipynb", "{}", None, {}) for i in range(30)])
+    with pytest.raises(ValueError, match="30 entries"):
+        unpack_lms_zip(archive, tmp_path / "s", NOTEBOOKS, limits=Limits(entries=20))
+    assert not (tmp_path / "s").exists()

@@ -26,6 +26,7 @@ import shlex
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -33,6 +34,7 @@ import time
 from pathlib import Path
 
 import requests
+from nbgrader.utils import notebook_hash
 
 REPO = Path(__file__).resolve().parents[2]
 VENV = Path(os.environ.get("COURSE_HUB_VENV", "/opt/course-hub-venv"))
@@ -262,6 +264,52 @@ class Hub:
                     pass
             subprocess.run(["userdel", "--remove", name], capture_output=True, check=False)
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+# -- learners -------------------------------------------------------------------------------------
+
+
+def hand_in(hub, role: str, assignment: str, notebook: Path, times: int = 1) -> None:
+    """As ``role``'s account, in one process: fetch ``assignment`` (the first time), save
+    ``notebook`` in place of the release, and submit it (``times`` times, as fast as nbgrader can)."""
+    name = hub.names[role]
+    steps = [] if (hub.home(name) / assignment).exists() else [["fetch_assignment", assignment, "--course", COURSE_ID]]
+    steps.append(["copy", str(notebook), str(hub.home(name) / assignment / f"{assignment}.ipynb")])
+    steps += [["submit", assignment, "--course", COURSE_ID]] * times
+    hub.nbgrader(name, *steps)
+
+
+def released(hub, role: str, assignment: str) -> list[Path]:
+    """The pages released for ``role``'s submissions of ``assignment`` so far, found as
+    ``fetch_feedback`` finds them (each submission's secret, in the learner's cache, hashed with
+    the notebook's name)."""
+    cache = hub.home(hub.names[role]) / ".local" / "share" / "jupyter" / "nbgrader_cache" / COURSE_ID
+    pages = []
+    for submission in sorted(cache.glob(f"*+{assignment}+*")):
+        secret = (submission / "submission_secret.txt").read_text()
+        page = hub.exchange / COURSE_ID / "feedback" / f"{notebook_hash(secret=secret, notebook_id=assignment)}.html"
+        pages.append(page if page.is_file() else None)
+    return pages
+
+
+def all_released(hub, role: str, assignment: str) -> bool:
+    """Has ``role`` submitted ``assignment``, and is every submission's page released?"""
+    pages = released(hub, role, assignment)
+    return bool(pages) and all(pages)
+
+
+def fetched(hub, role: str, assignment: str) -> list[Path]:
+    """``nbgrader fetch_feedback`` as ``role``: the pages now in the learner's folder."""
+    name = hub.names[role]
+    hub.nbgrader(name, ["fetch_feedback", assignment, "--course", COURSE_ID])
+    return sorted((hub.home(name) / assignment / "feedback").glob("*/*.html"))
+
+
+def queue_rows(hub, **where) -> list[dict]:
+    with sqlite3.connect(f"file:{hub.course / 'grading-service' / 'queue.db'}?mode=ro", uri=True) as db:
+        db.row_factory = sqlite3.Row
+        rows = [dict(r) for r in db.execute("SELECT * FROM attempts ORDER BY seq")]
+    return [r for r in rows if all(r[k] == v for k, v in where.items())]
 
 
 # nbgrader's command line (``nbgrader.apps.NbGraderApp``), once per step, in one process

@@ -31,6 +31,7 @@ import shutil
 import sys
 import threading
 import time
+from collections import Counter
 from datetime import UTC
 from pathlib import Path
 
@@ -52,6 +53,7 @@ from .settings import Rules, exchange_of
 __all__ = ["Service"]
 
 _MESSAGE = 300  # characters of a failed question's message kept for the learner's page
+WAITING = 16  # submissions of one learner queued at most; later ones wait in the exchange
 # submissions taken in one turn per grading thread: each is handed out as soon as it is recorded, so
 # a turn of many keeps the sandboxes busy without delaying the first ones
 _TURN = 8
@@ -204,9 +206,16 @@ class Service:
     # -- 1. receive ------------------------------------------------------------------------------
 
     def receive(self) -> int:
-        """Take every new complete submission into the queue; how many were taken."""
+        """Take every new complete submission into the queue; how many were taken. A learner with
+        :data:`WAITING` submissions queued has the next ones left in the exchange until some are
+        graded (their time is the kernel's, not the receipt's: waiting costs them nothing), so one
+        learner's flood of submissions holds a bounded share of the service's disk and queue."""
         count = 0
+        waiting = Counter(a.student for a in self.queue.queued())
         for entry in inbound.scan(self.exchange.inbound, self.known, self.sources):
+            if not entry.problem and waiting[entry.student] >= WAITING:
+                continue  # seen again at a later turn
+            waiting[entry.student] += 1
             folder = self.exchange.inbound / entry.name
             key = inbound.attempt_id(entry.name)
             problem = entry.problem or (inbound.owner_problem(folder, entry.student) if self.check_owner else "")

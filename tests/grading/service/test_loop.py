@@ -19,7 +19,7 @@ from nbgrader.utils import parse_utc
 
 from autograder.__main__ import main
 from autograder.grading.runs import warm
-from autograder.grading.service import view
+from autograder.grading.service import loop, view
 from autograder.grading.service.loop import Service
 from autograder.grading.service.settings import Rules
 from autograder.grading.store.gradebook import Store
@@ -196,3 +196,19 @@ def test_hidden_results_are_held_until_the_due_date(course):
         full = (course.course / "feedback" / "ada" / "ex01" / "ex01.html").read_text()
         assert course.released(page).read_text() == full
         assert service.queue.of("ada")[0].held_until is None
+
+
+def test_one_learners_flood_waits_in_the_exchange_not_in_the_service(course, monkeypatch):
+    """With at most 2 queued per learner: eve hands in 5 at once, ada 1. Does the service take 2 of
+    eve's and ada's, leave eve's other 3 in the exchange until hers are graded, then grade all 6?"""
+    monkeypatch.setattr(loop, "WAITING", 2)
+    for _ in range(5):
+        course.submit("eve", WRONG)
+    course.submit("ada", RIGHT)
+    with served(course) as service:
+        service.receive()
+        assert sorted(a.student for a in service.queue.queued()) == ["ada", "eve", "eve"]
+        drain(service)
+        rows = service.queue.of()
+    assert len(rows) == 6 and {a.outcome for a in rows} == {"graded"}
+    assert [a.number for a in rows if a.student == "eve"] == [1, 2, 3, 4, 5]

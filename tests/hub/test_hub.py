@@ -10,76 +10,20 @@ Learners run nbgrader's own commands as themselves (``runuser``): ``fetch_assign
 
 import json
 import os
-import shutil
 import signal
-import sqlite3
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from nbgrader.utils import notebook_hash
 
 from autograder.grading.mistakes import MISTAKES
-from autograder.grading.runs.demo import build_demo_class
 
-from .hub import COURSE_ID
+from .hub import COURSE_ID, all_released, fetched, hand_in, queue_rows, released
 
-# The README's configuration gives every assignment 3 attempts; this module also lets ex02 be
-# submitted without limit (the burst) and keeps the runaway cells short.
-SERVICE_OPTIONS = ["--attempts", "ex02_leaves=unlimited", "--cell-timeout", "10", "--total-timeout", "30"]
 WITHIN = 30  # seconds from submit to the page in the learner's hands, on a busy shared 2-core machine
 
 pytestmark = pytest.mark.hub
-
-
-@pytest.fixture(scope="module")
-def demo():
-    """The demo class's notebooks (correct, blank, each typical mistake) and what each fails."""
-    folder = Path(tempfile.mkdtemp(prefix="hub-demo-"))
-    os.chmod(folder, 0o755)  # the learners copy from it as themselves
-    try:
-        yield folder, build_demo_class(folder)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def hand_in(hub, role: str, assignment: str, notebook: Path, times: int = 1) -> None:
-    """As ``role``'s account, in one process: fetch ``assignment`` (the first time), save
-    ``notebook`` in place of the release, and submit it (``times`` times, as fast as nbgrader can)."""
-    name = hub.names[role]
-    steps = [] if (hub.home(name) / assignment).exists() else [["fetch_assignment", assignment, "--course", COURSE_ID]]
-    steps.append(["copy", str(notebook), str(hub.home(name) / assignment / f"{assignment}.ipynb")])
-    steps += [["submit", assignment, "--course", COURSE_ID]] * times
-    hub.nbgrader(name, *steps)
-
-
-def released(hub, role: str, assignment: str) -> list[Path]:
-    """The pages released for ``role``'s submissions of ``assignment`` so far, found as
-    ``fetch_feedback`` finds them (each submission's secret, in the learner's cache, hashed with
-    the notebook's name)."""
-    cache = hub.home(hub.names[role]) / ".local" / "share" / "jupyter" / "nbgrader_cache" / COURSE_ID
-    pages = []
-    for submission in sorted(cache.glob(f"*+{assignment}+*")):
-        secret = (submission / "submission_secret.txt").read_text()
-        page = hub.exchange / COURSE_ID / "feedback" / f"{notebook_hash(secret=secret, notebook_id=assignment)}.html"
-        pages.append(page if page.is_file() else None)
-    return pages
-
-
-def fetched(hub, role: str, assignment: str) -> list[Path]:
-    """``nbgrader fetch_feedback`` as ``role``: the pages now in the learner's folder."""
-    name = hub.names[role]
-    hub.nbgrader(name, ["fetch_feedback", assignment, "--course", COURSE_ID])
-    return sorted((hub.home(name) / assignment / "feedback").glob("*/*.html"))
-
-
-def queue_rows(hub, **where) -> list[dict]:
-    with sqlite3.connect(f"file:{hub.course / 'grading-service' / 'queue.db'}?mode=ro", uri=True) as db:
-        db.row_factory = sqlite3.Row
-        rows = [dict(r) for r in db.execute("SELECT * FROM attempts ORDER BY seq")]
-    return [r for r in rows if all(r[k] == v for k, v in where.items())]
 
 
 def test_each_learner_has_the_grade_and_page_within_seconds(hub, demo):
@@ -97,7 +41,7 @@ def test_each_learner_has_the_grade_and_page_within_seconds(hub, demo):
         thread.join()
     submitted = time.monotonic()  # every submit has returned: the page must follow within WITHIN
     for role in who:
-        hub.wait_for(lambda role=role: all(released(hub, role, "ex01_graph")), WITHIN, f"{role}'s page")
+        hub.wait_for(lambda role=role: all_released(hub, role, "ex01_graph"), WITHIN, f"{role}'s page")
     assert time.monotonic() - submitted < WITHIN
     pages = {}
     fetching = [threading.Thread(target=lambda role=role: pages.setdefault(role, fetched(hub, role, "ex01_graph")))
@@ -152,7 +96,7 @@ def test_nobody_reads_anothers_results(hub, demo):
     for role in ("mal", "bob"):
         hand_in(hub, role, "ex02_leaves", folder / "correct" / "ex02_leaves" / "ex02_leaves.ipynb")
     for role in ("mal", "bob"):
-        hub.wait_for(lambda role=role: all(released(hub, role, "ex02_leaves")), WITHIN, f"{role}'s page")
+        hub.wait_for(lambda role=role: all_released(hub, role, "ex02_leaves"), WITHIN, f"{role}'s page")
     (bobs,) = queue_rows(hub, student=hub.names["bob"], assignment="ex02_leaves")[:1]
     service = f"{hub.url}/services/grader/"
     mal, bob, teacher = hub.login("mal"), hub.login("bob"), hub.login("teacher")
@@ -204,7 +148,7 @@ def test_a_service_killed_mid_burst_loses_nothing(hub, demo):
         rows = queue_rows(hub, student=hub.names[role], assignment="ex02_leaves")
         assert [r["number"] for r in rows] == list(range(1, len(rows) + 1)) and len(rows) == before[role] + 4
         assert len({r["inbound"] for r in rows}) == len(rows)
-        hub.wait_for(lambda role=role: all(released(hub, role, "ex02_leaves")), WITHIN, f"{role}'s pages")
+        hub.wait_for(lambda role=role: all_released(hub, role, "ex02_leaves"), WITHIN, f"{role}'s pages")
     finished = [line for line in hub.log_text().splitlines() if "/ex02_leaves attempt " in line]
     assert len(finished) == len(set(finished)), "a submission was recorded twice"
 
@@ -244,7 +188,7 @@ def test_a_hostile_submission_costs_nobody_else(hub, demo):
         thread.join()
     rows = {}
     for role in ("mal", "zed"):
-        hub.wait_for(lambda role=role: all(released(hub, role, "ex01_graph")), 120, f"{role}'s page")
+        hub.wait_for(lambda role=role: all_released(hub, role, "ex01_graph"), 120, f"{role}'s page")
         (rows[role],) = queue_rows(hub, student=hub.names[role], assignment="ex01_graph", outcome="graded")
     assert "timeout" in rows["mal"]["status"], rows["mal"]["status"]  # the bomb's cell, left out; the rest graded
     assert rows["zed"]["score"] < rows["zed"]["max_score"]

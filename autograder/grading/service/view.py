@@ -12,6 +12,7 @@ import html
 from collections import defaultdict
 from datetime import UTC, datetime
 
+from ..names import without_controls
 from . import attempts as rules_of_attempts
 from . import held
 from .queue import QUEUED, Attempt
@@ -121,14 +122,15 @@ def page(
     if not by_learner:
         sections.append("<p>No submissions yet. Submit from the Assignments tab (or <code>nbgrader submit</code>).</p>")
     if refused and instructor:
-        items = "".join(f"<li><code>{_e(a.inbound[:200])}</code>: {_e(a.reason)}</li>" for a in refused)
+        names = [(without_controls(a.inbound)[:200], a.reason) for a in refused]
+        items = "".join(f"<li><code>{_e(name)}</code>: {_e(reason)}</li>" for name, reason in names)
         sections.append(f"<h2>Refused folders in the exchange</h2><ul>{items}</ul>")
     waiting_here = any(a.state == QUEUED for a in rows)
     refresh = f'<meta http-equiv="refresh" content="{REFRESH}">' if waiting_here else ""
     who = f"{_e(viewer)} (instructor: every learner)" if instructor else _e(viewer)
     return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">{refresh}'
-        f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">'
+        f'<meta http-equiv="Content-Security-Policy" content="{html.escape(CSP, quote=False)}">'
         f"<title>Grades: {_e(course_id)}</title><style>{_STYLE}</style></head><body>"
         f"<h1>Grades: {_e(course_id)}</h1><p class=small>Signed in as {who}. "
         f"{len(queued)} submission(s) waiting to be graded.</p>" + "".join(sections) + "</body></html>\n"

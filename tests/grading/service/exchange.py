@@ -31,7 +31,9 @@ class Course:
     """``root/course`` (source ``ex01``, ``nbgrader_config.py`` naming the exchange) and
     ``root/exchange``; learners' folders under ``root/homes``."""
 
-    def __init__(self, root: Path, source=None, assignment: str = "ex01"):
+    def __init__(self, root: Path, source=None, assignment: str = "ex01", release=None):
+        """``source``, ``release``: the assignment's nbgrader source notebook and its release
+        (default: the tiny source and its release)."""
         self.root, self.assignment = root, assignment
         self.course, self.exchange = root / "course", root / "exchange"
         self.source = source or tiny_source()
@@ -45,7 +47,8 @@ class Course:
             folder.mkdir(exist_ok=True)
             os.chmod(folder, mode)
         (course / "outbound" / assignment).mkdir()
-        nbformat.write(self.answer(WRONG), course / "outbound" / assignment / f"{assignment}.ipynb")
+        release = release if release is not None else self.answer(WRONG)
+        nbformat.write(release, course / "outbound" / assignment / f"{assignment}.ipynb")
 
     @property
     def inbound(self) -> Path:

@@ -321,7 +321,11 @@ def diagnose_bytes(
         return Diagnosis(False, kind, message, rel, factor, cause=cause, reason=reason, given=given)
     if readings:
         message, reason = _ambiguous(readings, name, size, side, facts, element_size)
-        return Diagnosis(False, "ambiguous", message, rel, cause="bytes.ambiguous", reason=reason, given=given)
+        # its identity: which way, and the readings it lists (each a possibility): two slips that read alike are
+        # two causes of the class report, never one
+        first = " + ".join(t.name for t in readings[0].terms) or readings[0].whole
+        cause = f"{cause_key('bytes.ambiguous', side)}.{cause_key('or', first).removeprefix('or.')}"
+        return Diagnosis(False, "ambiguous", message, rel, cause=cause, reason=reason, given=given)
     return Diagnosis(
         False,
         "mismatch",

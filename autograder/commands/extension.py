@@ -12,7 +12,7 @@ def run(args) -> int:
     from nbgrader.api import MissingEntry
 
     from ..grading.store.gradebook import StoreBusy
-    from ..grading.store.views import CSV_COLUMNS, grade_rows, write_csv
+    from ..grading.store.views import CSV_COLUMNS, duration, grade_rows, write_csv
 
     try:
         with options.store_of(args) as store:
@@ -30,16 +30,11 @@ def run(args) -> int:
     )
     if still_late > 0 and penalty > 0:
         print(
-            f"note: the submission is still {_hours(still_late)} late with this extension "
-            f"(submitted {_hours(still_late + args.hours * 3600)} after the due date without it), "
+            f"note: the submission is still {duration(still_late)} late with this extension "
+            f"(submitted {duration(still_late + args.hours * 3600)} after the due date without it), "
             f"so the late-submission penalty ({penalty:g} points) still applies; give a longer extension to remove it."
         )
     return 0
-
-
-def _hours(seconds: float) -> str:
-    """A duration as a person reads it: ``26.5 h``, or ``40 min`` under an hour."""
-    return f"{seconds / 3600:.3g} h" if seconds >= 3600 else f"{max(seconds / 60, 1):.0f} min"
 
 
 def add(commands) -> None:

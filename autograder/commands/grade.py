@@ -14,19 +14,11 @@ def _table(rows: list[dict]) -> str:
     from ..grading.names import terminal  # a status or id is data: no control character reaches the terminal
 
     cols = ["student_id", "assignment_id", "score", "max_score", "late", "status", "failed"]
-    rows = [{**r, "late": _late(r)} for r in rows]
     rows = [{c: terminal(str(r[c])) for c in cols} for r in rows]
     widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in cols}
     lines = ["  ".join(f"{c:<{widths[c]}}" for c in cols)]
     lines += ["  ".join(f"{r[c]:<{widths[c]}}" for c in cols) for r in rows]
     return "\n".join(line.rstrip() for line in lines)
-
-
-def _late(row: dict) -> str:
-    """The table's ``late`` column: ``-4 (late)`` when the gradebook's late-submission plugin took
-    points off (``score`` is after it, as in nbgrader's exports), else empty."""
-    penalty = float(row.get("late_penalty") or 0)
-    return f"-{penalty:g} (late)" if penalty > 0 else ""
 
 
 def _course_paths(args) -> None:

@@ -12,6 +12,7 @@ import nbformat
 from ...check.checked import CHECKED_WHEN_GRADED
 from ..judge.assemble import grade_id, is_test
 from ..judge.grade_one import Result
+from ..store.views import duration, late_words
 from .feedback_page import page
 from .redact import hidden_lines, redact, scrub
 
@@ -25,12 +26,16 @@ def _question(grade_id: str) -> str:
 
 
 def _points(result: Result) -> str:
-    """``6 / 8``, or with a late penalty ``2 / 8 (6 before the late-submission penalty of 4)``: the
-    score the gradebook (and ``nbgrader export``) gives, and how it came about."""
+    """``6 / 8``, or with a late penalty ``2 / 8 (6 before the late-submission penalty of 4, 36 h
+    late)``, or late without one ``6 / 8, late (36 h, no penalty)``: the score the gradebook (and
+    ``nbgrader export``) gives, and how it came about."""
     if result.late_penalty <= 0:
-        return f"{result.score:g} / {result.max_score:g}"
+        late = late_words(result.seconds_late, 0)
+        return f"{result.score:g} / {result.max_score:g}" + (f", {late}" if late else "")
     final = max(result.score - result.late_penalty, 0)
     before = f"{result.score:g} before the late-submission penalty of {result.late_penalty:g}"
+    if result.seconds_late > 0:
+        before += f", {duration(result.seconds_late)} late"
     return f"{final:g} / {result.max_score:g} ({before})"
 
 

@@ -201,35 +201,30 @@ def _csv_rows(summary: Summary) -> list[list[str]]:
     return [[csv_cell(cell) for cell in line] for line in lines]
 
 
-def late_from_gradebook(db_url: str) -> dict[str, list[tuple[str, float]]]:
-    """``{student: [(assignment, penalty)]}`` for each submission of the gradebook at ``db_url``
-    whose late-submission penalty (nbgrader's ``SubmittedNotebook.late_submission_penalty``,
-    summed over its notebooks) is above 0; sorted by student, then assignment."""
-    from nbgrader.api import Assignment, Gradebook, SubmittedAssignment, SubmittedNotebook
+def late_from_gradebook(db_url: str) -> dict[str, list[tuple[str, str]]]:
+    """``{student: [(assignment, how late)]}`` for each late submission of the gradebook at
+    ``db_url`` (nbgrader's ``total_seconds_late`` above 0, with or without a penalty), how late in
+    ``store.views.late_words``' words (``-8 (late, 36 h)``, ``late (36 h, no penalty)``); sorted by
+    student, then assignment."""
+    from nbgrader.api import Gradebook, SubmittedAssignment
 
+    from ..store.views import late_words
+
+    late: dict[str, list[tuple[str, str]]] = defaultdict(list)
     with Gradebook(db_url) as gradebook:
-        found = (
-            gradebook.db.query(
-                SubmittedAssignment.student_id, Assignment.name, SubmittedNotebook.late_submission_penalty
-            )
-            .select_from(SubmittedNotebook)
-            .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
-            .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
-            .filter(SubmittedNotebook.late_submission_penalty > 0)
-            .all()
-        )
-    late: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    for student, assignment, penalty in found:
-        late[student][assignment] += float(penalty)
-    return {s: sorted(late[s].items()) for s in sorted(late)}
+        for sub in gradebook.db.query(SubmittedAssignment).all():
+            words = late_words(sub.total_seconds_late, float(sub.late_submission_penalty or 0))
+            if words:
+                late[sub.student_id].append((sub.assignment.name, words))
+    return {s: sorted(late[s]) for s in sorted(late)}
 
 
 def write_report(
-    rows: Iterable[Row], out: Path, sources: dict | None = None, late: dict[str, list[tuple[str, float]]] | None = None
+    rows: Iterable[Row], out: Path, sources: dict | None = None, late: dict[str, list[tuple[str, str]]] | None = None
 ) -> Summary:
     """Write ``out/report.html`` and ``out/report.csv`` (one row per question and cause; a
     question that nobody failed has one row with an empty cause) for ``rows``; each file is
-    written whole, then moved into place. ``late``: :func:`late_from_gradebook`'s penalties, which
+    written whole, then moved into place. ``late``: :func:`late_from_gradebook`'s late submissions, which
     the page names beside each learner. Returns the :class:`Summary`."""
     from .report_page import report_html
 

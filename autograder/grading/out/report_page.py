@@ -214,7 +214,7 @@ def _students_table(summary: Summary) -> str:
         text = text or "none: every question passed"
         late = summary.late.get(student)
         if late:  # a passed question of a late submission still scores after the penalty
-            text += "; late: " + ", ".join(f"{_e(a)} (&minus;{p:g} points, late-submission penalty)" for a, p in late)
+            text += "; late: " + ", ".join(f"{_e(a)} {_e(words)}" for a, words in late)
         rows.append([_e(student), text])
     return _table(["student", "causes hit (where)"], rows)
 

@@ -136,6 +136,7 @@ def _row(result: Result) -> dict:
         failed=" ".join(q.grade_id for q in result.questions if q.score < q.points),
         late_penalty="0",
         timestamp="",
+        late="",
     )
 
 
@@ -375,6 +376,7 @@ def _grade_into(
             failed="",
             late_penalty="0",
             timestamp="",
+            late="",
         )
         for s in submissions
         if s.assignment_id not in sources
@@ -427,7 +429,7 @@ def _grade_into(
                         items.append((result, sources[result.assignment_id][0], timestamp))
                     for result, recorded in zip(results, store.record_all(items), strict=True):
                         changes[(result.student_id, result.assignment_id)] = (recorded.old, recorded.new)
-                        result.late_penalty = recorded.late_penalty
+                        result.late_penalty, result.seconds_late = recorded.late_penalty, recorded.seconds_late
                         hand_out(result, by_key[(result.student_id, result.assignment_id)])
                         grading.advance(result.assignment_id)
         finally:

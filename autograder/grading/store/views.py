@@ -20,15 +20,52 @@ from ...compare.causes import split_cause_line
 from ..names import csv_cell
 from .gradebook import Store, _final
 
-__all__ = ["CSV_COLUMNS", "QUESTION_COLUMNS", "grade_rows", "question_rows", "write_csv", "number"]
+__all__ = [
+    "CSV_COLUMNS",
+    "QUESTION_COLUMNS",
+    "grade_rows",
+    "question_rows",
+    "write_csv",
+    "number",
+    "duration",
+    "late_words",
+]
 
-CSV_COLUMNS = ["student_id", "assignment_id", "score", "max_score", "status", "failed", "late_penalty", "timestamp"]
+CSV_COLUMNS = [
+    "student_id",
+    "assignment_id",
+    "score",
+    "max_score",
+    "status",
+    "failed",
+    "late_penalty",
+    "timestamp",
+    "late",
+]
 QUESTION_COLUMNS = ["student_id", "assignment_id", "question", "score", "max_score", "status", "cause"]
 
 
 def number(value: float | None) -> str:
     """A score as the CSV files write it: ``2``, ``1.5`` (``%g``), "" for None."""
     return "" if value is None else f"{float(value):g}"
+
+
+def duration(seconds: float) -> str:
+    """A duration in seconds as a person reads it: ``36 h``, ``26.5 h``, or ``40 min`` under an hour."""
+    return f"{seconds / 3600:.3g} h" if seconds >= 3600 else f"{max(seconds / 60, 1):.0f} min"
+
+
+def late_words(seconds_late: float, penalty: float) -> str:
+    """How a late submission is shown beside its score, wherever the score is shown (grade's table,
+    ``grades.csv``'s ``late``, the exports, the report, the feedback page): ``-8 (late, 36 h)`` when
+    the late-submission plugin took 8 points off, ``late (36 h, no penalty)`` when it took none
+    (nbgrader's default policy, ``none``); "" for a submission on time (an extension included).
+    ``seconds_late``: nbgrader's ``total_seconds_late``; ``penalty``: points."""
+    if seconds_late <= 0:
+        return ""
+    if penalty > 0:
+        return f"-{penalty:g} (late, {duration(seconds_late)})"
+    return f"late ({duration(seconds_late)}, no penalty)"
 
 
 def _natural(name: str) -> list:
@@ -49,7 +86,7 @@ def _grades(submission) -> list:
 def grade_rows(store: Store) -> list[dict]:
     """One ``grades.csv`` row (keys ``CSV_COLUMNS``) per submission in the store, sorted by
     student and assignment. ``status`` is the grader's ("" for a submission only plain nbgrader
-    graded); ``failed``: the test cells scoring below their maximum."""
+    graded); ``failed``: the test cells scoring below their maximum; ``late``: :func:`late_words`."""
     statuses = store.statuses()
     rows = []
     for sub in _submissions(store):
@@ -63,6 +100,7 @@ def grade_rows(store: Store) -> list[dict]:
                 failed=" ".join(g.name for g in _grades(sub) if g.score < g.max_score),
                 late_penalty=number(sub.late_submission_penalty or 0),
                 timestamp=sub.timestamp.isoformat(sep=" ") if sub.timestamp else "",
+                late=late_words(sub.total_seconds_late, float(sub.late_submission_penalty or 0)),
             )
         )
     return rows

@@ -11,11 +11,18 @@ from . import options
 def run(args) -> int:
     from nbgrader.api import MissingEntry
 
+    from ..grading.names import terminal
     from ..grading.store.gradebook import StoreBusy
-    from ..grading.store.views import CSV_COLUMNS, duration, grade_rows, write_csv
+    from ..grading.store.views import CSV_COLUMNS, duration, grade_rows, missing_submission, write_csv
 
     try:
         with options.store_of(args) as store:
+            try:
+                store.gb.find_submission(args.assignment, args.student)
+            except MissingEntry:
+                said = missing_submission(store, args.assignment, args.student)
+                print(f"error: {terminal(said)}; nothing was changed", file=sys.stderr)
+                return 1
             recorded = store.grant_extension(args.assignment, args.student, args.hours)
             submission = store.gb.find_submission(args.assignment, args.student)
             due, still_late = submission.duedate, submission.total_seconds_late

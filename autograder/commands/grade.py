@@ -90,6 +90,7 @@ def run(args) -> int:
     from ..grading.names import UnsafeId, check_id, terminal
     from ..grading.runs.batch import SandboxUnavailable, grade_class
     from ..grading.runs.saved_references import StaleReferences
+    from ..grading.runs.selection import NothingToGrade
     from ..grading.sandbox.cgroups import memory_cgroup_available
     from ..grading.sandbox.limits import Limits
     from ..grading.store.gradebook import StoreBusy
@@ -107,6 +108,12 @@ def run(args) -> int:
     except (ValueError, UnsafeId) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if args.course and not args.from_zip and not Path(args.submitted).is_dir():
+        print(
+            f"nothing to grade: nothing collected yet ({args.submitted}/ does not exist){_how_learners_submit(args)}",
+            file=sys.stderr,
+        )
+        return 1
     from_zip = None
     with tempfile.TemporaryDirectory(prefix="demo-class-") as tmp:
         submitted = Path(args.submitted) if args.submitted else Path(tmp)
@@ -162,6 +169,9 @@ def run(args) -> int:
                 shard=args.shard,
                 progress=not args.no_progress,
             )
+        except NothingToGrade as error:
+            print(f"{error}{_how_learners_submit(args)}", file=sys.stderr)
+            return 1
         except (FileNotFoundError, StaleReferences) as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
@@ -174,14 +184,11 @@ def run(args) -> int:
     _own_output(out, args.db)
     if from_zip is not None and from_zip[1] is not None and rows:
         _name_from_roster(args, out, from_zip)
-    print(_table(rows) if rows else "No submissions found (expected SUBMITTED/<student>/<assignment>/*.ipynb).")
+    print(_table(rows) if rows else "This shard holds none of the class's submissions.")
     for note in notes:
         print(f"note: {terminal(note)}")
     if replaced:
-        print(
-            f"note: {out}/ held the results of another gradebook ({terminal(replaced)}, e.g. the demo class's): "
-            "its grades.csv, class report and feedback pages are now this run's. Give --out DIR to keep them apart."
-        )
+        print(_replaced_note(out, replaced))
     for (student, assignment), (old, new) in sorted(changes.items()):
         if old is not None:
             print(f"regraded {terminal(student)}/{terminal(assignment)}: {old:g} → {new:g}")
@@ -196,6 +203,17 @@ def run(args) -> int:
 
     print(after_grade(out, args.db, Path(args.solutions)), end="")
     return 0
+
+
+def _how_learners_submit(args) -> str:
+    """The lines that follow "nothing to grade" for a course folder: how its submissions arrive."""
+    if not args.course or args.from_zip:
+        return ""
+    return (
+        "\nLearners hand in with `nbgrader submit ASSIGNMENT` (or the Submit button of JupyterLab's Assignments "
+        "tab); then `nbgrader collect ASSIGNMENT` puts their work in submitted/. For an LMS download: "
+        "grade --course . --from-zip ZIP --roster CSV."
+    )
 
 
 def _name_from_roster(args, out: Path, from_zip) -> None:
@@ -230,6 +248,19 @@ def _other_gradebooks_output(out: Path, db: str | None) -> str | None:
     except (OSError, UnicodeDecodeError):
         before = None
     return before if before and before != (db or default_db_url(out)) else None
+
+
+def _replaced_note(out: Path, replaced: str) -> str:
+    """The note of a run whose OUT held the results of the gradebook ``replaced`` (a URL)."""
+    from ..grading.names import terminal
+    from ..grading.store import default_db_url
+
+    # OUT/gradebook.db is what a run without --course or --db writes, the demo class's included
+    whose = " (a run without --course or --db, such as the demo class)" if replaced == default_db_url(out) else ""
+    return (
+        f"note: {out}/ held the results of another gradebook, {terminal(replaced)}{whose}: "
+        "its grades.csv, class report and feedback pages are now this run's. Give --out DIR to keep them apart."
+    )
 
 
 def _own_output(out: Path, db: str | None) -> None:

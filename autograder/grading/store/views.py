@@ -29,6 +29,7 @@ __all__ = [
     "number",
     "duration",
     "late_words",
+    "missing_submission",
 ]
 
 CSV_COLUMNS = [
@@ -66,6 +67,17 @@ def late_words(seconds_late: float, penalty: float) -> str:
     if penalty > 0:
         return f"-{penalty:g} (late, {duration(seconds_late)})"
     return f"late ({duration(seconds_late)}, no penalty)"
+
+
+def missing_submission(store: Store, assignment_id: str, student_id: str) -> str:
+    """Why ``student_id``'s submission of ``assignment_id`` is not in ``store``, naming what is:
+    ``no assignment ex09 in the gradebook (it has ex01_graph, ex02_leaves)`` or ``no submission of
+    ex02_leaves by carol in the gradebook (handed in by ada, bob)``."""
+    assignments = sorted(a.name for a in store.gb.assignments)
+    if assignment_id not in assignments:
+        return f"no assignment {assignment_id} in the gradebook (it has {', '.join(assignments) or 'none'})"
+    by = sorted(s.student_id for s in store.gb.find_assignment(assignment_id).submissions)
+    return f"no submission of {assignment_id} by {student_id} in the gradebook (handed in by {', '.join(by) or 'nobody'})"
 
 
 def _natural(name: str) -> list:

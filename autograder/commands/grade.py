@@ -64,6 +64,7 @@ def _unpack(args, scratch: Path):
     import zipfile
 
     from ..grading.intake.lms_zip import read_roster, unpack_lms_zip
+    from ..grading.names import counted
     from ..grading.runs.batch import load_sources
 
     notebooks = {a: name for a, (name, _) in load_sources(Path(args.solutions)).items()}
@@ -78,7 +79,8 @@ def _unpack(args, scratch: Path):
     except (OSError, ValueError, zipfile.BadZipFile) as error:
         print(f"error: {error}", file=sys.stderr)
         return None
-    print(f"{args.from_zip}: {len(unpacked.placed)} notebooks placed, {len(unpacked.problems)} entries not.")
+    placed, left = counted(len(unpacked.placed), "notebook"), counted(len(unpacked.problems), "entry", "entries")
+    print(f"{args.from_zip}: {placed} placed, {left} not.")
     for line in unpacked.problems:
         print(f"not placed: {line}")
     for line in unpacked.notes:
@@ -219,7 +221,7 @@ def _how_learners_submit(args) -> str:
 def _name_from_roster(args, out: Path, from_zip) -> None:
     """Give the learners graded from the zip their roster names in the gradebook (formgrader and
     the exports show them), where it has none yet."""
-    from ..grading.names import terminal
+    from ..grading.names import counted, terminal
     from ..grading.runs.shards import part_url
     from ..grading.store import default_db_url
     from ..grading.store.student_names import name_students
@@ -229,7 +231,7 @@ def _name_from_roster(args, out: Path, from_zip) -> None:
     names = {s: roster.names[s] for s, _ in unpacked.placed if s in roster.names}
     named = name_students(url, names)
     if named:
-        print(f"Named {len(named)} learners in the gradebook from {terminal(args.roster)}.")
+        print(f"Named {counted(len(named), 'learner')} in the gradebook from {terminal(args.roster)}.")
 
 
 OWNER = ".gradebook-url"  # in OUT: the gradebook whose grades.csv, report and pages OUT holds

@@ -8,6 +8,7 @@ from pathlib import Path
 
 def run(args) -> int:
     """``merge PARTS... --db TARGET``: shards' part gradebooks into one (idempotent)."""
+    from ..grading.names import counted
     from ..grading.runs.merge import merge_gradebooks
     from ..grading.store.gradebook import StoreBusy
 
@@ -20,7 +21,8 @@ def run(args) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 3
     if args.parts:
-        print(f"Merged {copied} submissions from {len(args.parts)} part gradebooks into {args.db}.")
+        parts = counted(len(args.parts), "part gradebook")
+        print(f"Merged {counted(copied, 'submission')} from {parts} into {args.db}.")
     if args.out:
         print(f"Wrote {Path(args.out) / 'grades.csv'} (every submission in {args.db}).")
     return 0

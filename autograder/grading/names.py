@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["UnsafeId", "SAFE_ID", "check_id", "csv_cell", "terminal", "without_controls"]
+__all__ = ["UnsafeId", "SAFE_ID", "check_id", "csv_cell", "terminal", "without_controls", "counted"]
 
 # What nbgrader itself accepts for a student or assignment id is looser; ours is what every place
 # above can show unchanged: letters, digits, '.', '_', '-', '@' and '+' (e-mail-like LMS logins),
@@ -71,3 +71,8 @@ def without_controls(text: str) -> str:
     """``text`` with every control or bidirectional-override character dropped (a name from a
     roster, stored for formgrader and the exports, where an escape would only garble it)."""
     return _CONTROL.sub("", text)
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 submission``, ``2 submissions``, ``0 entries`` (``plural`` when adding "s" is wrong)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

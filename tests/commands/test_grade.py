@@ -70,7 +70,7 @@ def test_grading_a_learner_or_assignment_with_no_submission_names_it_and_changes
     """`grade --student carol` (a regrade of a learner who handed nothing in): is it refused,
     naming carol and what SUBMITTED holds, with exit status 1 and grades.csv, the report and the
     gradebook left as they were (before, it said "No submissions found" and rewrote them)?"""
-    out, url = graded
+    out, _ = graded
     submitted, solutions = tmp_path / "submitted", tmp_path / "solutions"
     for student, assignment in (("ada", "ex01"), ("bob", "ex01"), ("ada", "ex02")):
         (submitted / student / assignment).mkdir(parents=True)

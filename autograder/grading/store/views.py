@@ -77,7 +77,8 @@ def missing_submission(store: Store, assignment_id: str, student_id: str) -> str
     if assignment_id not in assignments:
         return f"no assignment {assignment_id} in the gradebook (it has {', '.join(assignments) or 'none'})"
     by = sorted(s.student_id for s in store.gb.find_assignment(assignment_id).submissions)
-    return f"no submission of {assignment_id} by {student_id} in the gradebook (handed in by {', '.join(by) or 'nobody'})"
+    handed_in = ", ".join(by) or "nobody"
+    return f"no submission of {assignment_id} by {student_id} in the gradebook (handed in by {handed_in})"
 
 
 def _natural(name: str) -> list:

@@ -98,7 +98,7 @@ def test_the_exports_hold_every_grade_in_their_importers_shapes(graded_store, ca
 def test_a_late_submission_without_a_penalty_is_named_late_in_the_summary(graded_store, tmp_path):
     """Under nbgrader's default late policy (``none``) a late submission keeps its score: does
     summary.csv still say that it came late, and how late, rather than nothing?"""
-    out, url = graded_store
+    _, url = graded_store
     with Store(url) as store:  # ann's ex02 recorded again, with nbgrader's default plugin
         qs = [QuestionResult("q1_check", 2.0, 2.0), QuestionResult("q2_check", 1.0, 0.0)]
         store.record(Result("ann", "ex02", "graded", qs), "ex02.ipynb", datetime(2026, 1, 22, 5))

@@ -32,7 +32,7 @@ from ...compare.causes import split_cause_line
 from ..names import csv_cell, terminal
 from ..store import default_db_url
 from .redact import redact
-from .summary import CauseCount, QuestionSummary, Row, Summary, each
+from .summary import CauseCount, QuestionSummary, Row, Summary, each, shortened
 
 __all__ = [
     "Row",
@@ -243,13 +243,16 @@ def write_report(
     return summary
 
 
-def causes_in_words(causes: list[CauseCount], shown: int = 3, width: int = 90) -> str:
+CAUSE_WIDTH = 90  # characters of a cause on the terminal
+
+
+def causes_in_words(causes: list[CauseCount], shown: int = 3, width: int = CAUSE_WIDTH) -> str:
     """What a question failed of, in one phrase: ``top cause: K (n)`` when one cause is the most
     frequent, ``(+k more causes)`` when others follow; when several share the highest count it says
     so rather than pick one: ``top causes (tied, 2 each): A; B (+1 more cause)``, or, when every
     cause ties, ``causes: 3 different, each once: A; B; C``. Tied causes come in the report's
     order (alphabetical), at most ``shown`` of them (then ``and k more``), each cut to ``width``
-    characters. "" when ``causes`` is empty."""
+    characters with ``…`` (``summary.shortened``; the report has it whole). "" when ``causes`` is empty."""
     if not causes:
         return ""
     top = causes[0]
@@ -257,8 +260,8 @@ def causes_in_words(causes: list[CauseCount], shown: int = 3, width: int = 90) -
     rest = len(causes) - len(tied)
     also = f" (+{rest} more cause{'s' if rest > 1 else ''})" if rest else ""
     if len(tied) == 1:
-        return f"top cause: {top.cause[:width]} ({top.count}){also}"
-    names = "; ".join(c.cause[:width] for c in tied[:shown])
+        return f"top cause: {shortened(top.cause, width)} ({top.count}){also}"
+    names = "; ".join(shortened(c.cause, width) for c in tied[:shown])
     if len(tied) > shown:
         names += f"; and {len(tied) - shown} more"
     if not rest:
@@ -282,7 +285,9 @@ def terminal_summary(summary: Summary, out: Path | None = None, lowest: int = 3)
             )
         )
     if out is not None:
-        lines.append(terminal(f"Class report: {out / 'report.html'} (and report.csv)"))
+        cut = any(len(c.cause) > CAUSE_WIDTH for q in failing[:lowest] for c in q.causes)
+        whole = ": the causes cut short above (…) are whole there" if cut else ""
+        lines.append(terminal(f"Class report: {out / 'report.html'} (and report.csv){whole}"))
     return "\n".join(lines)
 
 

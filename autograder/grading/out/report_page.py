@@ -18,7 +18,7 @@ from html import escape
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from .summary import QuestionSummary, Summary, each
+from .summary import QuestionSummary, Summary, each, shortened
 
 __all__ = ["report_html", "CSP"]
 
@@ -79,7 +79,7 @@ def _png(fig: Figure) -> str:
 
 
 def _short(text: str, n: int = 48) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+    return shortened(text, n)
 
 
 def _assignment_plot(questions: list[QuestionSummary]) -> tuple[str, str]:

@@ -97,6 +97,17 @@ class Summary:
         return sorted(s for s, hit in self.students.items() if cause in hit)
 
 
+def shortened(text: str, width: int) -> str:
+    """``text`` when it fits in ``width`` characters, else cut at the last space before
+    ``width - 1`` (mid-word only for a word longer than half of it) and ended with ``…``, so that a
+    cut is never taken for the whole message."""
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > width // 2 else cut).rstrip(" ,;:(") + "…"
+
+
 def each(count: int) -> str:
     """How often each of several tied causes occurs: ``each once``, ``2 each``."""
     return "each once" if count == 1 else f"{count} each"

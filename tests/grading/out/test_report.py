@@ -293,6 +293,22 @@ def test_the_terminal_names_one_top_cause_only_when_one_leads(counts, says):
         assert lines[1].endswith(f"passed (0%); {says}"), lines[1]
 
 
+def test_a_long_cause_is_cut_between_words_with_an_ellipsis_and_the_report_has_it_whole(tmp_path):
+    """A cause longer than the terminal's line (the first line of a message nobody keyed): is it cut
+    between two words and ended with "…", never mid-word as if it were the whole message, with the
+    class report named as where it is whole, and is it whole on the report page?"""
+    cause = "Some parameters got no gradient (…): your model's forward never used them " * 3
+    rows = _class({cause.strip(): 2, "error.consumed": 1})
+    summary = write_report(rows, tmp_path)
+    lines = terminal_summary(summary, tmp_path).splitlines()
+    shown = re.search(r"top cause: (.*) \(2\)", lines[1]).group(1)
+    assert shown.endswith("…") and len(shown) <= 90 and cause.startswith(shown.removesuffix("…"))
+    assert cause[len(shown) - 1] == " ", "cut mid-word"
+    assert lines[-1].endswith("(and report.csv): the causes cut short above (…) are whole there")
+    assert html.escape(cause.strip()) in (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert not terminal_summary(write_report(_class({"error.consumed": 1}), tmp_path), tmp_path).endswith("there")
+
+
 def _plot_alt(page: str) -> str:
     return html.unescape(re.search(r'<img src="data:image/png;base64,[^"]*" alt="([^"]*)"', page).group(1))
 

@@ -104,11 +104,11 @@ def run(args) -> int:
         print(f"Could not make your folder {mine}: {error}")
         return 1
     if first:
-        lessons = len(list((mine / "notebooks").glob("*.ipynb")))
+        lessons = len(list((mine / "notebooks").glob("[0-9][0-9]_*.ipynb"))) - 1  # less the start page
         exercises = len(list((mine / "exercises").glob("*/*.ipynb")))
         print(
-            f"Your work: made {mine.name}/, your own copies of the {lessons} lessons and {exercises} exercises "
-            "(your answers stay there; notebooks/ and exercises/ stay as released)"
+            f"Your work: made {mine.name}/, your own copies of the start page, the {lessons} lessons and the "
+            f"{exercises} exercises (your answers stay there; notebooks/ and exercises/ stay as released)"
         )
     for line in said:
         print(f"Your work: {line}")

@@ -21,7 +21,7 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from autograder.explain import KINDS, MODIFIED_INPLACE, explain, modified_inplace_message
-from autograder.lessons import COURSE_ROOT, heading_ids
+from autograder.lessons import COURSE_ROOT, anchor_of_cell, heading_ids
 
 # The oracle: kind -> family, as the course promises it (independent of the KINDS table).
 FAMILY = {
@@ -890,9 +890,11 @@ def test_lesson_link_is_relative_to_the_explaining_notebook(folder):
     e = explain(raised(_modified_sigmoid))
     start = COURSE_ROOT / folder
     href = e.href(start)
-    path, anchor = href.split("#")
+    path, fragment = href.split("#")
     assert not os.path.isabs(path) and (start / path).resolve() == (COURSE_ROOT / e.lesson.split("#")[0])
-    assert anchor in heading_ids(COURSE_ROOT / e.lesson.split("#")[0])
+    # the form JupyterLab follows in a lesson it has just opened: the id of the heading's cell
+    notebook, anchor = e.lesson.split("#")
+    assert fragment.startswith("cell-id=") and anchor_of_cell(COURSE_ROOT / notebook, fragment[8:]) == anchor
     cwd = os.getcwd()
     try:
         os.chdir(start)  # Jupyter starts a kernel in its notebook's folder

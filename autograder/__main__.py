@@ -1,7 +1,9 @@
 """Command line: ``python -m autograder grade [SUBMITTED] --out OUT``, ``python -m autograder export``
 (grades for an LMS), ``python -m autograder extension``, ``python -m autograder report``, ``python -m
-autograder references``, ``grade-one`` and ``merge`` (past one machine), ``python -m autograder release``
-and ``python -m autograder explain [FILE]`` (an error text or pasted traceback; stdin without FILE)."""
+autograder references``, ``grade-one`` and ``merge`` (past one machine), ``python -m autograder serve
+--course DIR`` (grading on submit, a JupyterHub service) and ``attempts`` (its extra attempts), ``python
+-m autograder release`` and ``python -m autograder explain [FILE]`` (an error text or pasted traceback;
+stdin without FILE)."""
 
 from __future__ import annotations
 

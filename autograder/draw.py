@@ -37,7 +37,8 @@ def dot_available() -> bool:
 
 def describe(graph: Graph) -> str:
     """One sentence saying what a drawing of ``graph`` shows: its Nodes (AccumulateGrad with the
-    leaves they write to) and how many tensors they saved. The drawing's ``alt`` text."""
+    leaves they write to), how many tensors they saved, and how many Nodes backward has freed. The drawing's
+    ``alt`` text."""
     if not len(graph):
         return "An empty autograd graph: no backward Nodes."
     kinds = Counter(n.kind for n in graph.nodes if n.leaf is None)  # in visit order
@@ -45,10 +46,13 @@ def describe(graph: Graph) -> str:
     parts = [", ".join(kind if k == 1 else f"{kind} x{k}" for kind, k in kinds.items())] if kinds else []
     if leaves:
         parts.append("AccumulateGrad for " + ", ".join(leaves))
-    saved = sum(len(n.saved) for n in graph.nodes)
+    saved = sum(1 for n in graph.nodes for s in n.saved if not s.freed)
+    # After backward a custom Function's Node no longer says how many tensors it held: count Nodes, not tensors.
+    freed = sum(1 for n in graph.nodes if any(s.freed for s in n.saved))
+    gone = f"; backward has freed what {freed} Node{'s' if freed != 1 else ''} saved" if freed else ""
     return (
         f"Autograd graph, {len(graph)} backward Node{'s' if len(graph) != 1 else ''} "
-        f"({'; '.join(parts)}) and {saved} saved tensor{'s' if saved != 1 else ''}. "
+        f"({'; '.join(parts)}) and {saved} saved tensor{'s' if saved != 1 else ''}{gone}. "
         "The text version lists every Node, where it sends its gradient and what it saved."
     )
 

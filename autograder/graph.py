@@ -3,8 +3,10 @@
 The graph PyTorch records is made of backward Nodes (``tensor.grad_fn``, instances of
 ``torch.autograd.graph.Node``); each Node's ``next_functions`` are the edges to the Nodes that
 produced its inputs, and leaf tensors that require grad end in an ``AccumulateGrad`` Node whose
-``.variable`` is the leaf. Nodes expose what they saved for backward as ``_saved_<name>``
-attributes (see ``torch/csrc/autograd/generated/python_functions.cpp``).
+``.variable`` is the leaf. PyTorch's own Nodes expose what they saved for backward as ``_saved_<name>``
+attributes (see ``torch/csrc/autograd/generated/python_functions.cpp``); the Node of a custom
+``torch.autograd.Function`` (``<Name>Backward``, ``CompiledFunctionBackward`` for a compiled block) has
+none: what it saved with ``ctx.save_for_backward`` is its ``saved_tensors``.
 
 ``trace`` turns that into a :class:`Graph` of :class:`NodeRecord` values. Names are given in visit
 order (breadth first from the roots, following ``next_functions`` in order), never from ``id()``,
@@ -33,7 +35,8 @@ SAVED_PREFIX = "_saved_"
 class SavedTensor:
     """One tensor a Node saved for backward.
 
-    ``attr`` is the attribute without its ``_saved_`` prefix (``"self"``, ``"result"``, ``"mat1"``);
+    ``attr`` is the attribute without its ``_saved_`` prefix (``"self"``, ``"result"``, ``"mat1"``), or
+    ``"saved_tensors[i]"`` for what a custom ``autograd.Function`` saved with ``ctx.save_for_backward``;
     ``shape`` a tuple of ints; ``dtype`` e.g. ``"float32"``; ``nbytes`` the tensor's own bytes
     (numel x element size, not its storage); ``version`` its version counter now; ``freed`` is
     True when backward already released it (then shape/dtype are unknown and nbytes is 0);
@@ -174,8 +177,39 @@ def _modified(label: str, message: str) -> SavedTensor | None:
     )
 
 
+FUNCTION_SAVED = "saved_tensors"
+"""The label of what a custom ``torch.autograd.Function`` saved with ``ctx.save_for_backward``
+(``saved_tensors[0]``, ...); its Node (a ``BackwardCFunction``, e.g. ``ProbeBackward`` or
+``CompiledFunctionBackward``) has no ``_saved_*`` attributes."""
+
+NO_VC_CHECK = "_tensors_no_vc_check"
+"""The ``ctx`` attribute where AOTAutograd's ``CompiledFunction`` keeps the tensors it saves for backward
+without a version check (beside those it passes to ``save_for_backward``)."""
+
+
+def _record(label: str, t: torch.Tensor) -> SavedTensor:
+    dtype = str(t.dtype).replace("torch.", "")
+    return SavedTensor(label, tuple(t.shape), dtype, t.numel() * t.element_size(), t._version)
+
+
+def _function_saved(node) -> list[SavedTensor]:
+    """What the Node of a custom ``autograd.Function`` saved: ``ctx.saved_tensors`` (``None`` entries
+    skipped, indices kept) and, for a compiled block, AOTAutograd's tensors saved without a version check.
+    After backward PyTorch only says the buffers were freed, not how many there were: one ``freed`` record."""
+    try:
+        values = node.saved_tensors
+    except RuntimeError as error:  # freed by backward, or modified in place since it was saved
+        return [_modified(FUNCTION_SAVED, str(error)) or SavedTensor(FUNCTION_SAVED, freed=True)]
+    saved = [_record(f"{FUNCTION_SAVED}[{i}]", t) for i, t in enumerate(values) if isinstance(t, torch.Tensor)]
+    unchecked = getattr(node, NO_VC_CHECK, None) or ()
+    saved += [_record(f"{NO_VC_CHECK}[{i}]", t) for i, t in enumerate(unchecked) if isinstance(t, torch.Tensor)]
+    return saved
+
+
 def _saved_tensors(node) -> tuple[SavedTensor, ...]:
-    saved = []
+    # A custom Function's tensors passed through save_for_backward, so saved_tensors_hooks saw them:
+    # none is a wrapped Python number.
+    saved = _function_saved(node) if isinstance(node, torch.autograd.function.BackwardCFunction) else []
     for attr in saved_attributes(node):
         try:
             value = getattr(node, SAVED_PREFIX + attr)
@@ -185,12 +219,11 @@ def _saved_tensors(node) -> tuple[SavedTensor, ...]:
         values = value if isinstance(value, (tuple, list)) else [value]
         for i, t in enumerate(v for v in values if isinstance(v, torch.Tensor)):
             label = attr + (f"[{i}]" if isinstance(value, (tuple, list)) else "")
-            dtype = str(t.dtype).replace("torch.", "")
-            nbytes = t.numel() * t.element_size()
             if is_python_scalar(t):  # `x * 2` keeps the 2 as a wrapped number the hooks never see
-                saved.append(SavedTensor(label, (), dtype, nbytes, 0, scalar=True))
+                dtype = str(t.dtype).replace("torch.", "")
+                saved.append(SavedTensor(label, (), dtype, t.numel() * t.element_size(), 0, scalar=True))
                 continue
-            saved.append(SavedTensor(label, tuple(t.shape), dtype, nbytes, t._version))
+            saved.append(_record(label, t))
     return tuple(saved)
 
 

@@ -64,6 +64,8 @@ class LiveMemory(TorchDispatchMode):
         alive_bytes: bytes of storages created inside the block and alive now.
         peak_bytes: the largest ``alive_bytes`` seen since entering: the peak above the start.
         storages: number of storages created inside the block (a count, not bytes).
+        history: with ``LiveMemory(history=True)``, ``alive_bytes`` after each operation, in order (a list
+            of ints: memory over the time of the block, one point per ATen operation); else ``None``.
 
     Example::
 
@@ -76,10 +78,11 @@ class LiveMemory(TorchDispatchMode):
     sees the operations first and ours sees what it runs.
     """
 
-    def __init__(self):
+    def __init__(self, history: bool = False):
         super().__init__()
         self._live: dict = {}  # storage key -> bytes
         self.alive_bytes = self.peak_bytes = self.storages = 0
+        self.history: list[int] | None = [] if history else None
 
     def _released(self, key) -> None:
         nbytes = self._live.pop(key, None)
@@ -88,6 +91,12 @@ class LiveMemory(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
+        self._count_new_storages(out, args, kwargs)
+        if self.history is not None:
+            self.history.append(self.alive_bytes)
+        return out
+
+    def _count_new_storages(self, out, args, kwargs) -> None:
         inputs = None
         for t in tree_flatten(out)[0]:
             if not isinstance(t, torch.Tensor):
@@ -109,7 +118,6 @@ class LiveMemory(TorchDispatchMode):
             # preservation), so this runs when its memory goes back to the allocator.
             finalizer = weakref.finalize(storage, self._released, key)
             finalizer.atexit = False
-        return out
 
     def __repr__(self) -> str:
         return f"LiveMemory(alive_bytes={self.alive_bytes}, peak_bytes={self.peak_bytes}, storages={self.storages})"

@@ -117,3 +117,25 @@ def test_a_torchviz_drawing_shown_as_a_figure_carries_no_memory_address():
     shown = Figure.of_graph(svg, trace(loss)).labelled_svg()
     assert not re.search(r"\d{10,}", shown), shown
     assert shown.count('<g id="node') == svg.count('<g id="node') and "MulBackward0" in shown
+
+
+def test_the_text_alternative_does_not_count_freed_tensors_as_saved():
+    """After backward, does the alt text say 0 saved tensors and how many Nodes backward freed (a custom Function's
+    Node then says only 'freed', not how many tensors it held), rather than counting freed records as tensors?"""
+
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x, x * 2)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            x, _ = ctx.saved_tensors
+            return 2 * x * g
+
+    x = torch.ones(3, requires_grad=True)
+    y = Square.apply(x).sin().sum()
+    assert "and 3 saved tensors." in describe(trace(y))  # Square's 2, sin's input
+    y.backward()
+    assert "and 0 saved tensors; backward has freed what 2 Nodes saved." in describe(trace(y))

@@ -132,3 +132,25 @@ def test_the_check_finds_a_core_cell_that_needs_a_folded_one():
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
 def test_the_core_path_runs_without_the_folded_sections(lesson):
     assert names_only_from_depth(nbformat.read(lesson, as_version=4)) == []
+
+
+def _compiles_with_inductor(source: str) -> bool:
+    """Does a code cell compile with Inductor (backend "inductor" named, or torch.compile without a backend)?"""
+    calls = re.findall(r"torch\.compile\(([^()]*(?:\([^()]*\)[^()]*)*)\)", source)
+    return '"inductor"' in source or any("backend" not in args for args in calls)
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.stem)
+def test_a_cell_that_compiles_with_inductor_runs_only_when_asked(lesson):
+    """Inductor's code generation takes about a minute: under Run All such a cell must run only when the
+    learner sets its flag, or COURSE_SLOW_CELLS=1 (conftest.py sets it, so nbval still runs the cell)."""
+    for index, cell in enumerate(nbformat.read(lesson, as_version=4).cells):
+        if cell.cell_type == "code" and _compiles_with_inductor(cell.source):
+            assert 'os.environ.get("COURSE_SLOW_CELLS") == "1"' in cell.source, f"cell {index} compiles unasked"
+
+
+def test_the_inductor_check_tells_a_backend_from_none():
+    assert _compiles_with_inductor('torch.compile(f, backend="inductor")')
+    assert _compiles_with_inductor("torch.compile(model)")
+    assert not _compiles_with_inductor('torch.compile(f, backend="aot_eager")(x)')
+    assert not _compiles_with_inductor('torch.compile(lambda x: x.sin(), backend="eager", fullgraph=True)')

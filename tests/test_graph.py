@@ -119,3 +119,90 @@ def test_saved_tensor_modified_in_place_is_not_reported_as_freed():
     assert (saved.modified, saved.freed, saved.shape, saved.dtype, saved.nbytes) == (True, False, (2, 3), "float32", 24)
     assert (saved.saved_version, saved.version) == (0, 2)
     assert "MODIFIED in place: saved at v0, now v2" in str(saved)
+
+
+class SaveOutputAndInput(torch.autograd.Function):
+    """exp(x) * 2, saving its output, a None and its input."""
+
+    @staticmethod
+    def forward(x):
+        return x.exp() * 2
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output, None, inputs[0])
+
+    @staticmethod
+    def backward(ctx, grad_y):
+        y, _, _ = ctx.saved_tensors
+        return grad_y * y
+
+
+def packed(fn):
+    """Run fn() under a saved_tensors_hooks pack hook: its result and [(shape, dtype, bytes)] of what was packed."""
+    seen = []
+
+    def pack(t):
+        seen.append((tuple(t.shape), str(t.dtype).replace("torch.", ""), t.numel() * t.element_size()))
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        return fn(), seen
+
+
+def test_what_a_custom_function_saves_is_recorded_as_the_hooks_see_it():
+    """Does the Node of a custom Function show what ctx.save_for_backward saved (None left out, indices kept),
+    as a saved_tensors_hooks pack hook sees it, and not as a Python scalar?"""
+    x = torch.ones(2, 3, dtype=torch.float64, requires_grad=True)
+    y, seen = packed(lambda: SaveOutputAndInput.apply(x))
+    saved = trace(y)["SaveOutputAndInputBackward"].saved
+    assert [(s.shape, s.dtype, s.nbytes) for s in saved] == seen
+    assert [s.attr for s in saved] == ["saved_tensors[0]", "saved_tensors[2]"]
+    assert not any(s.scalar or s.freed for s in saved)
+
+
+def test_a_saved_zero_dim_double_of_a_custom_function_is_not_a_python_scalar():
+    """Is a 0-dim float64 CPU tensor saved by a custom Function (which the hooks do see) counted as a tensor?"""
+    x = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
+    y, seen = packed(lambda: SaveOutputAndInput.apply(x))
+    saved = trace(y)["SaveOutputAndInputBackward"].saved
+    assert sum(s.nbytes for s in saved) == sum(b for *_, b in seen) == 16
+    assert not any(s.scalar for s in saved)
+
+
+def test_a_custom_functions_saved_tensors_are_freed_or_modified_like_any_nodes():
+    """After backward is the Function's Node's record 'freed'; after an in-place change of its saved output,
+    'modified' with both versions?"""
+    x = torch.ones(4, requires_grad=True)
+    y = SaveOutputAndInput.apply(x)
+    y.sum().backward()
+    assert [(s.attr, s.freed) for s in trace(y)["SaveOutputAndInputBackward"].saved] == [("saved_tensors", True)]
+    y = SaveOutputAndInput.apply(x)
+    node = trace(y)
+    y.add_(1)
+    (saved,) = trace(y)["SaveOutputAndInputBackward"].saved
+    assert (saved.modified, saved.shape, saved.nbytes, saved.saved_version, saved.version) == (True, (4,), 16, 0, 1)
+    assert node["SaveOutputAndInputBackward"].saved_bytes == 32  # before the change: output and input
+
+
+def test_the_node_of_a_compiled_block_shows_what_its_forward_saved():
+    """Does CompiledFunctionBackward's record hold what the compiled forward saved for backward, as a pack hook
+    around the compiled call sees it (before the fix it showed nothing)?"""
+    torch._dynamo.reset()
+    try:
+        x, w = torch.randn(8, 4), torch.randn(4, 3, requires_grad=True)
+        block = torch.compile(lambda x, w: torch.tanh(x @ w).sin().sum(), backend="aot_eager")
+        loss, seen = packed(lambda: block(x, w))
+        saved = trace(loss, names={"w": w})["CompiledFunctionBackward"].saved
+        assert seen and sorted((s.shape, s.dtype, s.nbytes) for s in saved) == sorted(seen)
+    finally:
+        torch._dynamo.reset()
+
+
+def test_a_drawing_counts_a_custom_functions_saved_tensors():
+    """Does the drawing's text alternative count the tensor a Function saved (lesson 9's ProbeBackward)?"""
+    from autograder.draw import describe
+
+    x = torch.ones(3, requires_grad=True)
+    graph = trace(SaveOutputAndInput.apply(x).sum())
+    assert "2 saved tensors" in describe(graph)

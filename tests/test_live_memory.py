@@ -223,3 +223,25 @@ def test_cuda_figures_agree():
         with LiveMemory() as live:
             step()
         assert live.peak_bytes <= peak <= live.peak_bytes + 512 * live.storages, how
+
+
+def test_history_is_the_alive_bytes_after_each_operation_and_peaks_at_the_peak():
+    """With history=True, is there one point per operation (as a dispatch mode counting calls sees them), does
+    its largest point equal peak_bytes (frees after the last operation are not points); without it, is history None?"""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Count(TorchDispatchMode):
+        calls = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            Count.calls += 1
+            return func(*args, **(kwargs or {}))
+
+    *_, step = prepared("whole")
+    with LiveMemory(history=True) as live, Count():
+        step()
+    assert len(live.history) == Count.calls > 0
+    assert max(live.history) == live.peak_bytes and live.history[-1] >= live.alive_bytes == 0
+    with LiveMemory() as plain:
+        step()
+    assert plain.history is None

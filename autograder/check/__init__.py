@@ -43,6 +43,7 @@ from .learner_frames import is_learner_file as _is_learner_file
 from .learner_frames import learner_line as _learner_line
 from .learner_frames import raising_function as _raising_function
 from .raised import UNREADABLE, described
+from .standing import progress
 from .summary import judged, summary, watch
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "judge",
     "report_to",
     "summary",
+    "progress",
     "warnings_to_stdout",
 ]
 

@@ -27,6 +27,7 @@ from ..lessons import COURSE_ROOT, LEARNER_FOLDER
 __all__ = [
     "Question",
     "questions",
+    "title",
     "summarize",
     "summary",
     "watch",
@@ -183,10 +184,10 @@ def summary() -> None:
         print(HIDDEN_TESTS)
         return
     path = ranked[0][2]
-    print(summarize(_title(path), questions(path), _outcomes))
+    print(summarize(title(path), questions(path), _outcomes))
 
 
-def _title(path: Path) -> str:
+def title(path: Path) -> str:
     """The exercise's heading ("Exercise 1: the graph is built as the code runs"), else its file's name."""
     for cell in _cells(path):
         heading = re.match(r"#\s+(.+)", cell["source"]) if cell.get("cell_type") == "markdown" else None

@@ -8,9 +8,12 @@ export       questions.csv, summary.csv, canvas.csv from the gradebook
 extension    more time for one student's assignment
 references   each solution run once, its records saved (refs.json)
 grade_one    one notebook for a hosted grader (results.json)
+serve        grading on submit: a service watching nbgrader's exchange (a JupyterHub service)
+attempts     extra attempts for one learner's assignment (the service's limits)
 merge        shards' part gradebooks into one
 release      exercises/ from solutions/
 workspace    the learner's own copies of notebooks/ and exercises/ (my-work/)
+progress     the learner's exercises run in fresh processes: where they stand (my-work/.progress.json)
 explain      an autograd error's explanation, from a file or stdin
 options      what several commands share
 
@@ -19,9 +22,26 @@ and nothing imports them but ``__main__``. Each imports what it runs inside ``ru
 autograder explain`` (and ``--help``) starts without importing torch or nbgrader.
 """
 
-from . import explain, export, extension, grade, grade_one, merge, references, release, report, workspace
+from . import (
+    attempts,
+    explain,
+    export,
+    extension,
+    grade,
+    grade_one,
+    merge,
+    progress,
+    references,
+    release,
+    report,
+    serve,
+    workspace,
+)
 
 # In the order --help lists them.
-COMMANDS = (grade, report, export, extension, references, grade_one, merge, release, workspace, explain)
+COMMANDS = (
+    grade, report, export, extension, references, grade_one, serve, attempts, merge, release, workspace, progress,
+    explain,
+)  # fmt: skip
 
 __all__ = ["COMMANDS"]

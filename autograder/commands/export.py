@@ -12,7 +12,7 @@ def run(args) -> int:
     from nbgrader.api import SubmittedAssignment
 
     from ..grading.names import terminal
-    from ..grading.out.exports import export_all, not_in_roster
+    from ..grading.out.exports import ambiguous_in_roster, export_all, not_in_roster
     from ..grading.store.gradebook import StoreBusy
 
     roster = Path(args.canvas_roster) if args.canvas_roster else None
@@ -24,11 +24,14 @@ def run(args) -> int:
                 return 1
             written = export_all(store, Path(args.out), roster)
             missing = not_in_roster(store, roster) if roster else []
+            clashes = ambiguous_in_roster(store, roster) if roster else []
     except (FileNotFoundError, ValueError, StoreBusy) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     for path in written:
         print(f"Wrote {path}")
+    for line in clashes:
+        print(f"note: {terminal(line)}: canvas.csv gives that row no Canvas id (fix the roster)")
     for student in missing:
         print(
             f"note: {terminal(student)} is not in {roster.name} (by ID, SIS User ID or SIS Login ID): "

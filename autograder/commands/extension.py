@@ -15,6 +15,9 @@ def run(args) -> int:
     from ..grading.store.gradebook import StoreBusy
     from ..grading.store.views import CSV_COLUMNS, duration, grade_rows, missing_submission, write_csv
 
+    if not 0 <= args.hours <= _MAX_HOURS:  # NaN, negative, or past what a datetime holds
+        print(f"error: --hours must be between 0 and {_MAX_HOURS} (0 removes an extension)", file=sys.stderr)
+        return 2
     try:
         with options.store_of(args) as store:
             try:
@@ -23,6 +26,14 @@ def run(args) -> int:
                 said = missing_submission(store, args.assignment, args.student)
                 print(f"error: {terminal(said)}; nothing was changed", file=sys.stderr)
                 return 1
+            if store.duedate(args.assignment) is None:  # nothing to extend: refused, the gradebook unchanged
+                print(
+                    f"error: {args.assignment} has no due date in the gradebook, so no submission of it is late and "
+                    "an extension would change nothing; set one first (nbgrader db assignment add ID --duedate WHEN, "
+                    "or grade --duedate ID=WHEN)",
+                    file=sys.stderr,
+                )
+                return 2
             recorded = store.grant_extension(args.assignment, args.student, args.hours)
             submission = store.gb.find_submission(args.assignment, args.student)
             due, still_late = submission.duedate, submission.total_seconds_late
@@ -42,6 +53,9 @@ def run(args) -> int:
             f"so the late-submission penalty ({penalty:g} points) still applies; give a longer extension to remove it."
         )
     return 0
+
+
+_MAX_HOURS = 24 * 366 * 5  # five years: any term's extension, far from datetime's end
 
 
 def add(commands) -> None:

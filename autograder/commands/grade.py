@@ -22,19 +22,16 @@ def _table(rows: list[dict]) -> str:
 
 
 def _course_paths(args) -> None:
-    """Fill in what ``--course DIR`` implies: its source folder, its gradebook (nbgrader's
-    ``CourseDirectory.db_url`` from its ``nbgrader_config.py``, else ``DIR/gradebook.db``), its
-    ``submitted`` folder (``args.course_submitted``: where a zip's notebooks are kept) and, with no
-    SUBMITTED, what ``nbgrader collect`` left there."""
-    from ..grading.store.config import course_config
+    """Fill in what ``--course DIR`` implies (``store.config.course_paths``): its source folder, its
+    gradebook, its ``submitted`` folder (``args.course_submitted``: where a zip's notebooks are kept)
+    and, with no SUBMITTED, what ``nbgrader collect`` left there."""
+    from ..grading.store.config import course_paths
 
-    course = Path(args.course).resolve()
-    directory = course_config(course).get("CourseDirectory", {})
+    source, db_url, args.course_submitted = course_paths(Path(args.course))
     if args.solutions is None:
-        args.solutions = str(course / directory.get("source_directory", "source"))
+        args.solutions = str(source)
     if args.db is None:
-        args.db = directory.get("db_url") or "sqlite:///" + str(course / "gradebook.db")
-    args.course_submitted = course / directory.get("submitted_directory", "submitted")
+        args.db = db_url
     if args.submitted is None and not args.from_zip:
         args.submitted = str(args.course_submitted)
 
@@ -81,6 +78,8 @@ def _unpack(args, scratch: Path):
         return None
     placed, left = counted(len(unpacked.placed), "notebook"), counted(len(unpacked.problems), "entry", "entries")
     print(f"{args.from_zip}: {placed} placed, {left} not.")
+    for line in roster.problems if roster else []:
+        print(f"roster: {line}")
     for line in unpacked.problems:
         print(f"not placed: {line}")
     for line in unpacked.notes:
@@ -129,7 +128,7 @@ def run(args) -> int:
             if args.course:  # where nbgrader's collect would have put them: formgrader counts them there
                 from ..grading.intake.collected import keep_in_course
 
-                for line in keep_in_course(submitted, args.course_submitted, from_zip[0].placed):
+                for line in keep_in_course(submitted, args.course_submitted, from_zip[0].placed, from_zip[0].times):
                     print(f"note: {line}")
         elif not args.submitted:
             from ..grading.runs.demo import build_demo_class
@@ -301,7 +300,8 @@ def add(commands) -> None:
         "--roster",
         default=None,
         metavar="CSV",
-        help="with --from-zip: student_id with canvas_id and/or name columns, or Canvas's gradebook export",
+        help="with --from-zip: student_id with canvas_id, moodle_id and/or name columns, or Canvas's gradebook "
+        "export, or Moodle's grading worksheet (ids decide; a name or id of two people is refused)",
     )
     grade.add_argument(
         "--solutions",

@@ -19,6 +19,13 @@ def run(args) -> int:
     if not args.no_sandbox and (problem := sandbox_problem()):
         print(f"error: refusing to grade without a sandbox: {problem}", file=sys.stderr)
         return 2
+    from ..grading.names import UnsafeId, check_id
+
+    try:  # a platform's params name the assignment: a folder of --solutions, never a path out of it
+        check_id(args.assignment, "assignment id")
+    except UnsafeId as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     limits = Limits(
         cell_timeout=args.cell_timeout, total_timeout=args.total_timeout, memory=int(args.memory_limit * 1024**3)
     )

@@ -8,12 +8,13 @@ from pathlib import Path
 
 def run(args) -> int:
     """``merge PARTS... --db TARGET``: shards' part gradebooks into one (idempotent)."""
-    from ..grading.names import counted
+    from ..grading.names import counted, terminal
     from ..grading.runs.merge import merge_gradebooks
     from ..grading.store.gradebook import StoreBusy
 
+    refused: list[str] = []
     try:
-        copied = merge_gradebooks(args.parts, args.db, Path(args.out) if args.out else None)
+        copied = merge_gradebooks(args.parts, args.db, Path(args.out) if args.out else None, refused)
     except FileNotFoundError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -21,11 +22,13 @@ def run(args) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 3
     if args.parts:
-        parts = counted(len(args.parts), "part gradebook")
+        parts = counted(len(args.parts) - len(refused), "part gradebook")
         print(f"Merged {counted(copied, 'submission')} from {parts} into {args.db}.")
     if args.out:
         print(f"Wrote {Path(args.out) / 'grades.csv'} (every submission in {args.db}).")
-    return 0
+    for line in refused:  # each part that disagrees with the target: nothing of it was copied
+        print(f"refused: {terminal(line)}", file=sys.stderr)
+    return 1 if refused else 0
 
 
 def add(commands) -> None:

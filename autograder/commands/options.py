@@ -43,13 +43,12 @@ def store_of(args):
     """The gradebook that ``export`` and ``extension`` open: ``--db``, else ``--course``'s, else
     ``OUT/gradebook.db`` (where ``grade --out OUT`` put it)."""
     from ..grading.runs.batch import default_db_url
-    from ..grading.store.config import course_config
+    from ..grading.store.config import course_config, course_paths
     from ..grading.store.gradebook import Store, sqlite_path
 
     config = course_config(Path(args.course).resolve()) if args.course else None
     if args.db is None and args.course:
-        course = Path(args.course).resolve()
-        args.db = config.get("CourseDirectory", {}).get("db_url") or "sqlite:///" + str(course / "gradebook.db")
+        args.db = course_paths(Path(args.course))[1]
     url = args.db or default_db_url(Path(args.out))
     path = sqlite_path(url)
     if path is not None and not path.is_file():

@@ -42,6 +42,7 @@ __all__ = [
     "keyed",
     "key",
     "cause_of",
+    "error_cause",
     "message_group",
     "with_cause_line",
     "split_cause_line",
@@ -103,7 +104,9 @@ def cause_of(message: str) -> str:
     """The cause key of a failure ``message``: its own (a :class:`Diagnosed`), or, for the texts
     that come back from a learner's process as plain strings, the key their form tells: the
     stub's ``NotImplementedError`` (``not_answered``), an error raised in the learner's code
-    (``error.<kind>``), a cell that was stopped (``stopped.<why>``). "" when nothing tells."""
+    (``error.<kind>``), a cell that was stopped (``stopped.<why>``). "" when nothing tells.
+    The class grader does not read keys out of texts (a learner writes them): it keys what it
+    knows itself and takes only :func:`error_cause` from a learner's error."""
     own = getattr(message, "cause", "")
     if own:
         return own
@@ -116,6 +119,17 @@ def cause_of(message: str) -> str:
         return NOT_ANSWERED
     if first.startswith("stopped: "):
         return key("stopped", first.removeprefix("stopped: ").split(" in ")[0])
+    return error_cause(text)
+
+
+def error_cause(text: str) -> str:
+    """``error.<kind>`` of an error raised in the learner's code, from its text (``Name: message``, or
+    check.call's ``fn raised Name: message``): the explainer's kind of it, else its type's name;
+    "" for a test cell's own ``AssertionError`` or a ``CheckFailed`` (a check's verdict, not an
+    error of the learner's code). Only ever a key under ``error.``: whatever the text holds, it
+    cannot pass for a cause the grader found (a stop, a wrong value, an unanswered question)."""
+    text = str(text or "")
+    first = text[:MAX_TEXT].split("\n", 1)[0]
     raised = _RAISED.match(first)
     # a test cell's own assert is no error of the learner's; an AssertionError their code raised (in
     # check.call: "fn raised ...") is, where the explainer knows it (GradScaler's order asserts)

@@ -10,18 +10,21 @@ store/          nbgrader's gradebook as the store (each submission whole in a tr
                 penalties, a lock per SQLite gradebook) and the views written from it (grades.csv)
 out/            what goes out to people: feedback pages, nbgrader's autograded/ and feedback/
                 layout, exports for an LMS, the class report
-runs/           whole-class runs (batch, progress), shards and merges, saved references, one notebook
-                for a hosted grader, the demo class
+runs/           whole-class runs (batch, progress, the warm grader they and the service share),
+                shards and merges, saved references, one notebook for a hosted grader, the demo class
 nbgrader_glue/  plain nbgrader: its commands, its preprocessors, the release
+service/        grading on submit (``serve``): nbgrader's exchange watched, a durable queue, attempt
+                rules, feedback released through the exchange, the learner's page behind the hub
 mistakes/       data: the typical mistake of each question (the demo class, the tests)
 names           ids from submissions as data: checked, CSV cells without formulas, terminal text escaped
 status          every status string of grades.csv
 
 Each stage imports only the stages below it, in this order (``[tool.importlinter]`` in
-pyproject.toml keeps it so): runs and nbgrader_glue; out; store; judge; sandbox and intake;
+pyproject.toml keeps it so): service; runs and nbgrader_glue; out; store; judge; sandbox and intake;
 names and status.
 
-A submission's path: intake (a SUBMITTED folder, an LMS zip) -> runs.batch -> judge.grade_one ->
+A submission's path: intake (a SUBMITTED folder, an LMS zip; or service.inbound, the exchange, then the
+course's submitted/) -> runs.batch (or service.loop) -> runs.warm -> judge.grade_one ->
 sandbox.runner -> sandbox.container -> sandbox.forkserver; its result: judge.verdict -> store
 (nbgrader's gradebook, in the grader's main thread; late penalties in store.gradebook) -> store.views
 (grades.csv), out.feedback (feedback pages), out.course_files (nbgrader's layout), out.exports, and

@@ -4,14 +4,28 @@ A student's folder or an LMS file name reaches ``grades.csv``, the instructor's 
 pages and the gradebook. Each place gets one function here: ``check_id`` refuses an id that is not
 safe to store; ``csv_cell`` keeps a spreadsheet from reading a cell as a formula; ``terminal``
 shows control characters escaped, so nothing a submission names can move the cursor, set a window
-title or write to the clipboard (OSC 52) of the terminal that prints it.
+title or write to the clipboard (OSC 52) of the terminal that prints it; ``visible`` does the same
+for a learner's message of several lines (a ``Graded:`` line, a page, a comment): a carriage return
+or an ANSI escape is shown, never interpreted; ``gradebook_name`` is a roster's name as nbgrader's
+gradebook may hold it (``nbgrader export`` writes names into its CSV unquoted).
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["UnsafeId", "SAFE_ID", "check_id", "csv_cell", "terminal", "without_controls", "counted"]
+__all__ = [
+    "UnsafeId",
+    "SAFE_ID",
+    "check_id",
+    "csv_cell",
+    "terminal",
+    "visible",
+    "without_controls",
+    "gradebook_name",
+    "MAX_NAME_PART",
+    "counted",
+]
 
 # What nbgrader itself accepts for a student or assignment id is looser; ours is what every place
 # above can show unchanged: letters, digits, '.', '_', '-', '@' and '+' (e-mail-like LMS logins),
@@ -65,6 +79,28 @@ def terminal(text: str) -> str:
     """``text`` safe to print to a terminal: every control or bidirectional-override character is
     shown as its escape (``\\x1b``, ``\\n``, ``\\u202e``), so that one line stays one line."""
     return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+_CONTROL_BUT_LINES = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """``text`` with every control or bidirectional-override character but the line break and the
+    tab shown as its escape (``\\r``, ``\\x1b``): a learner's message keeps its lines, and nothing in
+    it can overwrite a line or colour what follows when JupyterLab or a terminal renders it."""
+    return _CONTROL_BUT_LINES.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+MAX_NAME_PART = 100  # characters of a first or last name kept (a roster's names are data)
+
+
+def gradebook_name(part: str) -> str:
+    """A first or last name as this course writes it into nbgrader's gradebook: no control
+    character, comma or double quote (``nbgrader export`` writes names into its CSV unquoted, so a
+    comma would shift every later column), spaces collapsed, at most ``MAX_NAME_PART`` characters,
+    and a leading ``'`` before a formula start (``=HYPERLINK(...)`` stays text in a spreadsheet)."""
+    text = " ".join(without_controls(part).replace(",", " ").replace('"', " ").split())[:MAX_NAME_PART]
+    return "'" + text if text.startswith(_FORMULA_START) else text
 
 
 def without_controls(text: str) -> str:

@@ -10,6 +10,7 @@ __all__ = [
     "crashed",
     "stopped_in",
     "unreadable",
+    "unreadable_shape",
     "grader_error",
     "not_graded",
     "unsandboxed",
@@ -38,6 +39,12 @@ def crashed(exit_code: int | None) -> str:
 def stopped_in(stops: dict[str, str]) -> str:
     """``timeout in q2_check; crashed (signal 9) in q3_answer``: why each left-out cell stopped."""
     return "; ".join(f"{why} in {where}" for where, why in stops.items())
+
+
+def unreadable_shape(why: str) -> str:
+    """The status of a file whose JSON is too deep or holds too many objects to be a notebook
+    (``why``: ``intake.bounds.shape_problem``'s words, which quote nothing of the file)."""
+    return f"unreadable: {why}, not a notebook"
 
 
 def grader_error(error: BaseException) -> str:

@@ -65,3 +65,48 @@ def test_plotting_leaves_the_notebooks_matplotlib_backend_alone():
     )
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "svg"
+
+
+def test_numbers_that_are_not_evenly_spaced_keep_their_proportions_on_the_axis():
+    """Are 1, 2, 4, 8 layers placed at 1, 2, 4, 8 (linear growth must not look exponential), while evenly
+    spaced numbers and labels keep evenly spaced positions (and the same picture as before)?"""
+    from autograder.explore.plot import _positions
+
+    assert _positions([1, 2, 4, 8]) == [1.0, 2.0, 4.0, 8.0]
+    assert _positions([0.5, 1, 3]) == [0.5, 1.0, 3.0]
+    assert _positions([1, 2, 3, 4]) == [0, 1, 2, 3]
+    assert _positions(["1", "2", "4", "8"]) == [0, 1, 2, 3]
+    assert _positions([True, False, True]) == [0, 1, 2]
+    uneven = line_plot({"bytes": [1, 2, 4, 8]}, [1, 2, 4, 8], xlabel="layers", ylabel="bytes", title="t")
+    labels = line_plot({"bytes": [1, 2, 4, 8]}, ["1", "2", "4", "8"], xlabel="layers", ylabel="bytes", title="t")
+    assert uneven.svg != labels.svg
+
+
+def test_a_heatmap_writes_each_value_and_says_its_shape_and_largest_entry():
+    """Does heatmap() put each entry in the picture and the table, and name the shape and largest entry in the alt
+    text (a Jacobian's rows and columns, not lines between categories)?"""
+    from autograder.explore.plot import heatmap
+
+    fig = heatmap([[2.0, 1.0, 0.0], [0.0, 4.0, -3.0]], ["g0", "g1"], ["x0", "x1", "x2"], title="J")
+    assert "2 by 3 grid" in fig.alt and "largest entry in size is 4 at g1, x1" in fig.alt
+    assert fig.text.splitlines()[2].split() == ["g1", "0", "4", "-3"]
+    assert all(f">{v}</text>" in fig.svg for v in ("-3", "4", "2", "0"))
+    assert heatmap([[1.0]], ["a"], ["b"], title="t").svg == heatmap([[1.0]], ["a"], ["b"], title="t").svg
+    with pytest.raises(ValueError):
+        heatmap([[1.0, 2.0]], ["a"], ["b"], title="t")
+
+
+def test_a_timeline_says_each_bar_of_each_lane_from_its_start_to_its_end():
+    """Does timeline() list every bar with its lane and the events it spans (alt text and table), draw the same
+    bytes twice, and refuse a bar that ends before it starts?"""
+    from autograder.explore.plot import timeline
+
+    lanes = {"backward": [(0, 1, "2.bias"), (1, 3, "0.weight")], "all-reduce": [(2, 3, "bucket 0")]}
+    ticks = ["start", "2.bias ready", "bucket 0 sent", "returned"]
+    fig = timeline(lanes, ticks, xlabel="event", title="T")
+    assert "backward: 2.bias from start to 2.bias ready; 0.weight from 2.bias ready to returned." in fig.alt
+    assert "all-reduce: bucket 0 from bucket 0 sent to returned." in fig.alt
+    assert fig.text.splitlines()[-1].split() == ["all-reduce", "bucket", "0", "bucket", "0", "sent", "returned"]
+    assert fig.svg == timeline(lanes, ticks, xlabel="event", title="T").svg
+    with pytest.raises(ValueError):
+        timeline({"a": [(2, 1, "x")]}, ticks, xlabel="event", title="T")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 
-from autograder.compare.causes import NOT_ANSWERED, cause_of
+from autograder.compare.causes import NOT_ANSWERED, error_cause
 from autograder.grading.judge.assemble import grade_id, is_answer, questions
 from autograder.grading.judge.grade_one import QuestionResult, Result
 from autograder.grading.judge.stubs import release_answers, unanswered
@@ -56,6 +56,8 @@ def demo_results(exercise: str) -> list[Result]:
             else:
                 q.message = error or verdict(records, expected)
             q.score = 0.0 if q.message else q.points
-            q.cause = NOT_ANSWERED if q.message and q.grade_id in blank else cause_of(q.message)
+            # as grade_one: the verdict's own key, else only error.* from an error's text
+            own = getattr(q.message, "cause", "") or error_cause(q.message)
+            q.cause = NOT_ANSWERED if q.message and q.grade_id in blank else own
         results.append(result)
     return results

@@ -4,130 +4,75 @@ Two namings are understood (the LMS writes one zip per assignment):
 
 - Canvas ("Download Submissions"): ``<lastfirst>_<user id>_<submission id>_<file name>``, with
   ``LATE_`` before the user id for a late submission; Canvas appends ``-1``, ``-2`` to a file name
-  a learner submitted again. The student is the roster's row whose Canvas ``ID`` is the user id
-  (without a roster: the user id itself).
-- Moodle ("Download all submissions"): ``<Full Name>_<participant id>_assignsubmission_file_``
-  as a folder holding the learner's files, or as the prefix of each file name. Moodle's names say
-  no more than the learner's full name, so the roster maps it to a student id.
+  a learner submitted again. The learner is Canvas's user id (the roster's ``canvas_id``; without
+  a roster, the user id itself is the student id).
+- Moodle ("Download all submissions"): a folder ``<Full Name>_<participant id>_assignsubmission_file_/``
+  holding the learner's files, or, flattened, that prefix on each file name. The learner is the
+  participant id (the roster's ``moodle_id``), else the full name through the roster.
 
-A roster is a CSV with a ``student_id`` column and ``canvas_id`` and/or ``name`` columns, or
-Canvas's own gradebook export (``Student``, ``ID``, ``SIS Login ID``: the login is the student id).
-Its names also become the learners' names in the gradebook (``store.student_names``), as data:
-control characters dropped, each part at most ``MAX_NAME_PART`` characters.
+Identity comes from what the platform wrote, never from a name the learner chose: the zip's
+outermost Moodle folder decides, and a file name inside it that looks like another learner's
+entry is only a file name; Canvas's and a flattened Moodle name are read from their start, which
+the platform writes. The roster (``intake.roster``) refuses a key two of its rows give to
+different students; two learners of the zip (two user or participant ids) that map to one student
+are refused together, with one line naming both. Nothing is guessed.
 
 The assignment is the one named on the command line, else the notebook's file name
 (``ex01_graph.ipynb``, ``ex01_graph-1.ipynb``, ``ex01_graph (2).ipynb``). Of several notebooks of
 one student for one assignment the latest (the zip entry's time, then the resubmission number)
-is kept. Everything in the zip is data: an entry that is a symbolic link or names ``..`` or an
-absolute path, a file that is not a notebook or not JSON, one that expands past the bounds
-(a zip bomb), a name that maps to no student, each gets a line in ``Unpacked.problems`` and is
-skipped; the rest are written, by this module, never by ``zipfile.extract``, under the scratch
-folder only. The zip itself is only read.
+is kept. Everything in the zip is data, bounded before it is read: an entry that is a symbolic
+link or names ``..`` or an absolute path, a file that is not a notebook, not JSON or nested past
+``bounds.MAX_DEPTH``, one that expands past the bounds (a zip bomb; each entry at most the
+grader's notebook bound, ``bounds.MAX_NOTEBOOK_BYTES``), a name that maps to no student, each gets
+a line in ``Unpacked.problems`` and is skipped; the rest are streamed, by this module, never by
+``zipfile.extract``, under the scratch folder only, one entry in memory at a time. The zip itself
+is only read.
 """
 
 from __future__ import annotations
 
-import csv
-import json
+import os
 import re
 import stat
-import unicodedata
 import zipfile
+from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path, PurePosixPath
 
-from ..names import UnsafeId, check_id, terminal, without_controls
+from ..names import UnsafeId, check_id, terminal
+from .bounds import MAX_NOTEBOOK_BYTES, json_problem
+from .roster import Roster, read_roster, split_name
 
 __all__ = ["Limits", "Unpacked", "Roster", "read_roster", "split_name", "unpack_lms_zip"]
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Bounds on what a zip may expand to: entries, bytes per file, bytes in all, and the
-    expansion ratio of one entry (a notebook compresses about 3-10x; a bomb, 1000x)."""
+    """Bounds on what a zip may expand to: entries, bytes per file (the grader's notebook bound),
+    bytes in all, and the expansion ratio of one entry (a notebook compresses about 3-10x; a
+    bomb, 1000x)."""
 
     entries: int = 20_000
-    file_bytes: int = 64 * 1024**2
+    file_bytes: int = MAX_NOTEBOOK_BYTES
     total_bytes: int = 2 * 1024**3
     ratio: float = 200.0
 
 
 @dataclass
 class Unpacked:
-    """What :func:`unpack_lms_zip` placed: ``{(student, assignment): zip entry}``, one line per
+    """What :func:`unpack_lms_zip` placed: ``{(student, assignment): zip entry}``, the zip's time of
+    each (``times``: the LMS's record of the upload, naive, as the zip stores it), one line per
     problem (nothing placed for it), and notes (Canvas's LATE marks)."""
 
     placed: dict[tuple[str, str], str] = field(default_factory=dict)
+    times: dict[tuple[str, str], datetime | None] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
-def _squash(name: str) -> str:
-    """A name as Canvas writes it into file names: lower case letters and digits only, accents off."""
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
-    return re.sub(r"[^a-z0-9]", "", plain.lower())
-
-
-@dataclass
-class Roster:
-    """Student ids by Canvas user id and by (squashed) full name, and each student's
-    ``(first, last)`` name as the roster gives it (:func:`split_name`)."""
-
-    by_canvas_id: dict[str, str] = field(default_factory=dict)
-    by_name: dict[str, str] = field(default_factory=dict)
-    names: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-
-MAX_NAME_PART = 100  # characters of a first or last name kept (a roster's names are data)
-
-
-def _name_part(part: str) -> str:
-    return " ".join(without_controls(part).split())[:MAX_NAME_PART]
-
-
-def split_name(full: str) -> tuple[str, str]:
-    """``(first, last)`` of a roster's name: ``"Lovelace, Ada"`` (Canvas's ``Student`` column) or
-    ``"Ada Lovelace"`` (the last word is the last name); ``("", "")`` for an empty name."""
-    if "," in full:
-        last, _, first = full.partition(",")
-    else:
-        first, _, last = " ".join(without_controls(full).split()).rpartition(" ")  # one word: a last name
-    return _name_part(first), _name_part(last)
-
-
-def read_roster(path: Path) -> Roster:
-    """Read a roster CSV (see the module docstring).
-
-    Raises:
-        ValueError: no ``student_id`` (or Canvas's ``SIS Login ID``) column.
-    """
-    roster = Roster()
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        reader = csv.DictReader(f)
-        columns = set(reader.fieldnames or [])
-        canvas = {"Student", "SIS Login ID"} <= columns
-        if not canvas and "student_id" not in columns:
-            raise ValueError(f"{path}: a roster needs a student_id column (or is Canvas's gradebook export)")
-        for row in reader:
-            student = (row.get("SIS Login ID") if canvas else row.get("student_id")) or ""
-            student = student.strip()
-            if not student or (canvas and row.get("Student", "").strip() == "Points Possible"):
-                continue
-            canvas_id = (row.get("ID") if canvas else row.get("canvas_id")) or ""
-            if canvas_id.strip():
-                roster.by_canvas_id[canvas_id.strip()] = student
-            name = (row.get("Student") if canvas else row.get("name")) or ""
-            if name.strip():
-                if "," in name:  # "Last, First": Canvas's file names and Moodle's folders read "lastfirst"
-                    last, _, first = name.partition(",")
-                    roster.by_name[_squash(last + first)] = student
-                    roster.by_name[_squash(first + last)] = student
-                roster.by_name[_squash(name)] = student
-                roster.names[student] = split_name(name)
-    return roster
-
-
-_CANVAS = re.compile(r"(?P<name>[a-z0-9]+)_(?:(?P<late>LATE)_)?(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)")
+# Canvas's "lastfirst" is lower-case letters and digits, of any script (a name may fold to nothing)
+_CANVAS = re.compile(r"(?P<name>[^\W_]*)_(?:(?P<late>LATE)_)?(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)")
 _MOODLE = re.compile(r"(?P<name>.+?)_(?P<pid>\d+)_assignsubmission_[a-z]+_(?P<file>.*)")
 _RESUBMITTED = re.compile(r"(?P<stem>.+?)(?:-(?P<n>\d+)| \((?P<p>\d+)\))?")
 
@@ -153,46 +98,77 @@ def _refused(info: zipfile.ZipInfo) -> str | None:
     return None
 
 
-def _read_bounded(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: Limits, budget: int) -> bytes | str:
-    """The entry's bytes, or why not: bounds checked on what is really read, not on the sizes
-    the zip declares (a bomb can lie about them)."""
+def _stream_bounded(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: Limits, budget: int, into: Path) -> int | str:
+    """Copy the entry into the file ``into``; its size, or why not (``into`` then removed): bounds
+    checked before reading on the sizes the zip declares, and again on what is really read (a bomb
+    can lie about them). One chunk of 1 MiB is in memory at a time."""
     if info.file_size > limits.file_bytes or info.file_size > budget:
         return f"expands to {info.file_size} bytes (more than the bound)"
     if info.compress_size and info.file_size / info.compress_size > limits.ratio:
         return f"expands {info.file_size / info.compress_size:.0f} times (a zip bomb?)"
-    cap = min(limits.file_bytes, budget)
-    chunks, size = [], 0
-    with zf.open(info) as f:
-        while chunk := f.read(1 << 20):
-            size += len(chunk)
-            if size > cap:
-                return "expands past the bound (its declared size is false: a zip bomb?)"
-            chunks.append(chunk)
-    return b"".join(chunks)
+    cap, size = min(limits.file_bytes, budget), 0
+    try:
+        with zf.open(info) as f, open(into, "wb") as out:
+            while chunk := f.read(1 << 20):
+                size += len(chunk)
+                if size > cap:
+                    raise OverflowError
+                out.write(chunk)
+    except OverflowError:
+        into.unlink(missing_ok=True)
+        return "expands past the bound (its declared size is false: a zip bomb?)"
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as error:  # a corrupt entry
+        into.unlink(missing_ok=True)
+        return f"cannot be read ({type(error).__name__})"
+    return size
 
 
-def _student_of(entry: str, roster: Roster | None) -> tuple[str | None, str, str, bool]:
-    """``(student id or None, the learner's file name, why not placed, late)`` of an entry."""
+@dataclass(frozen=True)
+class _Learner:
+    """Who the platform says an entry is by: ``platform`` ("canvas" or "moodle"), its id there, the
+    display name it wrote, the learner's own file name, Canvas's LATE mark."""
+
+    platform: str
+    uid: str
+    name: str
+    file_name: str
+    late: bool = False
+
+    def said(self) -> str:
+        who = "Canvas user" if self.platform == "canvas" else "Moodle participant"
+        return f"{who} {self.uid} ({terminal(self.name)[:60]})"
+
+
+def _learner_of(entry: str) -> _Learner | str:
+    """Who wrote an entry, as the platform named it, or why it cannot be told."""
     parts = [p for p in entry.replace("\\", "/").split("/") if p]
     name = parts[-1] if parts else entry
+    for folder in parts[:-1]:  # the outermost Moodle folder: Moodle made it; what is inside is the learner's
+        found = _MOODLE.fullmatch(folder)
+        if found and not found.group("file"):
+            return _Learner("moodle", found.group("pid"), found.group("name"), name)
     moodle = _MOODLE.fullmatch(name)
     if moodle and moodle.group("file"):  # flattened: "<Full Name>_<id>_assignsubmission_file_<file>"
-        full, file_name = moodle.group("name"), moodle.group("file")
-    else:  # a folder "<Full Name>_<id>_assignsubmission_file_/" holding the learner's files
-        folders = [m for m in map(_MOODLE.fullmatch, reversed(parts[:-1])) if m]
-        full, file_name = (folders[0].group("name"), name) if folders else (None, name)
-    if full is not None:
-        student = roster.by_name.get(_squash(full)) if roster else None
-        return student, file_name, "" if student else f"Moodle name {full!r} is not in the roster (--roster)", False
+        return _Learner("moodle", moodle.group("pid"), moodle.group("name"), moodle.group("file"))
     canvas = _CANVAS.fullmatch(name)
     if canvas:
-        uid, late = canvas.group("uid"), bool(canvas.group("late"))
-        if roster is None:
-            return uid, canvas.group("file"), "", late
-        student = roster.by_canvas_id.get(uid) or roster.by_name.get(canvas.group("name"))
-        why = "" if student else f"Canvas user {uid} ({canvas.group('name')}) is not in the roster"
-        return student, canvas.group("file"), why, late
-    return None, name, "not named as Canvas or Moodle name submission files", False
+        return _Learner(
+            "canvas", canvas.group("uid"), canvas.group("name"), canvas.group("file"), bool(canvas.group("late"))
+        )
+    return "not named as Canvas or Moodle name submission files"
+
+
+def _student_of(learner: _Learner, roster: Roster | None) -> tuple[str | None, str]:
+    """The student id of ``learner`` (None, and why, when there is none or it is not one person)."""
+    if roster is None:
+        if learner.platform == "canvas":
+            return learner.uid, ""
+        return None, f"{learner.said()} is not in the roster (Moodle's names need --roster)"
+    student, why = roster.find(learner.platform, learner.uid, learner.name)
+    if student is not None and ("student", student) in roster.ambiguous:
+        rows = " and ".join(roster.ambiguous[("student", student)])
+        return None, f"{learner.said()} is not one person: the roster gives student id {terminal(student)} to {rows}"
+    return student, "" if student else f"{learner.said()} {why}"
 
 
 def unpack_lms_zip(
@@ -217,62 +193,111 @@ def unpack_lms_zip(
         zipfile.BadZipFile: the file is not a zip at all.
     """
     unpacked = Unpacked()
-    chosen: dict[tuple[str, str], tuple[tuple, zipfile.ZipInfo, bytes]] = {}
-    budget = limits.total_bytes
     with zipfile.ZipFile(zip_path) as zf:
         infos = zf.infolist()
         if len(infos) > limits.entries:
             unpacked.problems.append(f"{len(infos)} entries: only the first {limits.entries} are read")
             infos = infos[: limits.entries]
-        for info in infos:
-            shown = terminal(info.filename)[:200]
-            if info.is_dir():
-                continue
-            if why := _refused(info):
-                unpacked.problems.append(f"{shown}: refused, {why}")
-                continue
-            student, file_name, why, late = _student_of(info.filename, roster)
-            if not file_name.endswith(".ipynb"):
-                unpacked.problems.append(f"{shown}: not a notebook (.ipynb), skipped")
-                continue
-            if student is None:
-                unpacked.problems.append(f"{shown}: {why}")
-                continue
-            try:
-                check_id(student, "student id")
-            except UnsafeId as error:
-                unpacked.problems.append(f"{shown}: {error}")
-                continue
-            target, number = (assignment, 0) if assignment else _assignment_of(file_name, set(assignments))
-            if target is None:
-                unpacked.problems.append(f"{shown}: names no assignment of the course (give --assignment)")
-                continue
-            data = _read_bounded(zf, info, limits, budget)
-            if isinstance(data, str):
-                unpacked.problems.append(f"{shown}: refused, {data}")
-                continue
-            budget -= len(data)
-            try:
-                json.loads(data)
-            except ValueError as error:
-                unpacked.problems.append(f"{shown}: not a notebook (not JSON: {type(error).__name__}), skipped")
-                continue
-            if late:
-                unpacked.notes.append(f"{terminal(student)}/{target}: Canvas marks it LATE")
-            rank = (info.date_time, number, info.filename)
-            key = (student, target)
-            if key in chosen and chosen[key][0] >= rank:
-                unpacked.notes.append(f"{shown}: an older submission of {terminal(student)} for {target}, not graded")
-                continue
-            if key in chosen:
-                unpacked.notes.append(
-                    f"{terminal(chosen[key][1].filename)[:200]}: an older submission of {terminal(student)} "
-                    f"for {target}, not graded"
-                )
-            chosen[key] = (rank, info, data)
-    for (student, target), (_, info, data) in sorted(chosen.items()):
+        candidates = _candidates(infos, roster, assignments, assignment, unpacked)
+        _place(zf, candidates, scratch, assignments, limits, unpacked)
+    return unpacked
+
+
+def _candidates(infos, roster, assignments, assignment, unpacked) -> list:
+    """The entries that may be placed, as ``(info, learner, student, assignment, number)``, every
+    other entry one line in ``unpacked.problems``; nothing is read yet."""
+    found, by_student = [], defaultdict(set)
+    for info in infos:
+        shown = terminal(info.filename)[:200]
+        if info.is_dir():
+            continue
+        if why := _refused(info):
+            unpacked.problems.append(f"{shown}: refused, {why}")
+            continue
+        learner = _learner_of(info.filename)
+        if isinstance(learner, str):
+            unpacked.problems.append(f"{shown}: {learner}")
+            continue
+        if not learner.file_name.lower().endswith(".ipynb"):
+            unpacked.problems.append(f"{shown}: not a notebook (.ipynb), skipped")
+            continue
+        student, why = _student_of(learner, roster)
+        if student is None:
+            unpacked.problems.append(f"{shown}: {why}")
+            continue
+        try:
+            check_id(student, "student id")
+        except UnsafeId as error:
+            unpacked.problems.append(f"{shown}: {error}")
+            continue
+        target, number = (assignment, 0) if assignment else _assignment_of(learner.file_name, set(assignments))
+        if target is None:
+            unpacked.problems.append(f"{shown}: names no assignment of the course (give --assignment)")
+            continue
+        if roster is not None and (learner.platform, learner.uid) not in roster.keys:
+            unpacked.notes.append(
+                f"{shown}: {learner.said()} matched {terminal(student)} by name only (a roster id column makes it sure)"
+            )
+        found.append((info, learner, student, target, number))
+        by_student[student].add((learner.platform, learner.uid, learner.name))
+    clashes = {s: sorted(who) for s, who in by_student.items() if len({(p, u) for p, u, _ in who}) > 1}
+    for student, who in sorted(clashes.items()):
+        people = " and ".join(_Learner(p, u, n, "").said() for p, u, n in who)
+        unpacked.problems.append(
+            f"refused: {people} both map to student {terminal(student)}: nothing of theirs is graded "
+            "(give the roster their ids: canvas_id or moodle_id)"
+        )
+    return [c for c in found if c[2] not in clashes]
+
+
+def _place(zf, candidates, scratch: Path, assignments, limits: Limits, unpacked: Unpacked) -> None:
+    """Stream the latest notebook of each (student, assignment) into ``scratch``, checked on the way."""
+    chosen: dict[tuple[str, str], tuple] = {}
+    budget = limits.total_bytes
+    # newest first: an older one is read only when every newer one of the learner was refused
+    for info, learner, student, target, _ in sorted(
+        candidates, key=lambda c: (c[0].date_time, c[4], c[0].filename), reverse=True
+    ):
+        shown, key = terminal(info.filename)[:200], (student, target)
+        if key in chosen:
+            unpacked.notes.append(f"{shown}: an older submission of {terminal(student)} for {target}, not graded")
+            continue
         folder = scratch / student / target
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / assignments[target]).write_bytes(data)
-        unpacked.placed[(student, target)] = info.filename
-    return unpacked
+        partial = folder / ".entry.partial"
+        size = _stream_bounded(zf, info, limits, budget, partial)
+        if isinstance(size, str):
+            unpacked.problems.append(f"{shown}: refused, {size}")
+            _drop_empty(folder)
+            continue
+        budget -= size
+        problem = json_problem(partial.read_bytes())
+        if problem:
+            partial.unlink()
+            _drop_empty(folder)
+            unpacked.problems.append(f"{shown}: not a notebook ({problem}), skipped")
+            continue
+        os.replace(partial, folder / assignments[target])
+        chosen[key] = info
+        unpacked.placed[key] = info.filename
+        unpacked.times[key] = _time_of(info)
+        if learner.late:
+            unpacked.notes.append(f"{terminal(student)}/{target}: Canvas marks it LATE")
+    unpacked.placed = dict(sorted(unpacked.placed.items()))
+
+
+def _time_of(info: zipfile.ZipInfo) -> datetime | None:
+    """The entry's time as the zip stores it (no zone), None when it is no date (a crafted month 0)."""
+    try:
+        return datetime(*info.date_time)
+    except (ValueError, TypeError):
+        return None
+
+
+def _drop_empty(folder: Path) -> None:
+    """Remove ``folder`` and its student's folder when nothing was placed in them."""
+    for path in (folder, folder.parent):
+        try:
+            path.rmdir()
+        except OSError:
+            return

@@ -21,8 +21,10 @@ from pathlib import Path
 
 import nbformat
 
-from ...compare.causes import NOT_ANSWERED, cause_of
+from ...compare.causes import NOT_ANSWERED
 from .. import status
+from ..intake.bounds import MAX_NOTEBOOK_BYTES, shape_problem
+from ..names import visible as shown_plain
 from ..sandbox.container import Sandbox, SandboxError
 from ..sandbox.limits import Limits
 from ..sandbox.runner import run_cells
@@ -47,7 +49,6 @@ __all__ = [
 ]
 
 MAX_MESSAGE = 2_000  # characters of a question's message kept (page, gradebook comment)
-MAX_NOTEBOOK_BYTES = 16 * 1024**2  # a submitted .ipynb over this is refused unread (exercises weigh ~100 kB)
 
 
 class SolutionFails(RuntimeError):
@@ -235,11 +236,21 @@ class Prepared:
     blank: set[str]
 
 
-def prepare_notebook(path: Path | None, source: nbformat.NotebookNode, student_id: str, assignment_id: str):
+def prepare_notebook(
+    path: Path | None,
+    source: nbformat.NotebookNode,
+    student_id: str,
+    assignment_id: str,
+    stubs: dict[str, str] | None = None,
+):
     """Read the submission at ``path`` (once; never written) and assemble it with ``source``: a
     :class:`Prepared`, or a :class:`Result` with its status when there is nothing to run (no
     notebook, not a regular file, too large, unreadable). Needs no sandbox: a class run prepares
-    the next notebooks while one runs. Does not raise for anything the file holds."""
+    the next notebooks while one runs. Does not raise for anything the file holds.
+
+    ``stubs`` (``{answer grade_id: text}``) given: ``source`` is a release, whose answer cells are
+    the stubs, and whose checks judge in the learner's own process (a learner checking their own
+    work, as nbgrader's Validate runs it): nothing is withheld."""
     result = unscored(source, student_id, assignment_id, status.GRADED)
     if path is None:
         result.status = status.NO_NOTEBOOK
@@ -255,6 +266,9 @@ def prepare_notebook(path: Path | None, source: nbformat.NotebookNode, student_i
     except OSError as error:
         result.status = status.unreadable(error)
         return result
+    if problem := shape_problem(data):  # refused before a parser recurses into it or builds millions of objects
+        result.status = status.unreadable_shape(problem)
+        return result
     try:
         submission = nbformat.reads(data.decode("utf-8"), as_version=4)
     except Exception as error:  # noqa: BLE001 -- truncated JSON, invalid UTF-8, not a notebook at all
@@ -265,10 +279,10 @@ def prepare_notebook(path: Path | None, source: nbformat.NotebookNode, student_i
     return Prepared(
         result,
         graded,
-        [_withheld(c.source) if withheld_here(c) else c.source for c in cells],
+        [_withheld(c.source) if withheld_here(c) and stubs is None else c.source for c in cells],
         [grade_id(c) or f"cell {i + 1}" for i, c in enumerate(cells)],
         _tests(cells),
-        unanswered(graded, _release_answers(source)),
+        unanswered(graded, _release_answers(source) if stubs is None else stubs),
     )
 
 
@@ -292,9 +306,12 @@ def judge_run(prepared: Prepared, run, stops: dict[int, str], expected: dict[str
         if is_test(cell):
             q = by_id[grade_id(cell)]
             stopped = stops.get(count - 1) or (run.status if not cell_run.finished else None)
-            q.score, q.message = question_points(q.points, cell_run, stopped, expected.get(q.grade_id, []))
-            q.cause = NOT_ANSWERED if q.message and q.grade_id in prepared.blank else cause_of(q.message)
-            if len(q.message) > MAX_MESSAGE:  # it may quote what the learner's code made (a dict's keys, an error)
+            q.score, message = question_points(q.points, cell_run, stopped, expected.get(q.grade_id, []))
+            # the key is the grader's own (a field it fills), never read back out of the message's text
+            q.cause = NOT_ANSWERED if message and q.grade_id in prepared.blank else getattr(message, "cause", "")
+            # it may quote what the learner's code made (a dict's keys, an error): plain text, bounded
+            q.message = shown_plain(str(message))
+            if len(q.message) > MAX_MESSAGE:
                 q.message = q.message[:MAX_MESSAGE] + " ... (message cut)"
     result.notebook = prepared.graded
     return result

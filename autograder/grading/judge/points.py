@@ -14,6 +14,7 @@ score 0, with a message that says which. The class run, ``grade-one`` (both resu
 from __future__ import annotations
 
 from ...check.raised import shown_name
+from ...compare.causes import Diagnosed, error_cause, key
 from .verdict import keyed, verdict
 
 __all__ = ["question_points", "NO_REFERENCE", "NOT_RUN", "FOREIGN_RECORDS", "raised"]
@@ -36,7 +37,11 @@ def raised(name: str, message: str) -> str:
 
 def question_points(points: float, cell_run, stopped: str | None, solution: list) -> tuple[float, str]:
     """``(score, message)`` of one test cell: ``(points, "")`` only on positive evidence (module
-    docstring), else ``(0.0, why)`` with ``why`` never empty.
+    docstring), else ``(0.0, why)`` with ``why`` never empty. ``why`` is a ``compare.causes.Diagnosed``
+    whose ``cause`` the grader filled from what it knows itself: a stop it made (``stopped.<why>``),
+    its own verdict's diagnosis, or, for an error raised in the learner's code, only a key under
+    ``error.`` (``causes.error_cause``); a learner's text never names a stop, a wrong value or an
+    unanswered question.
 
     Args:
         points: what the source gives the question.
@@ -45,21 +50,22 @@ def question_points(points: float, cell_run, stopped: str | None, solution: list
         solution: the records the solution's run of this cell made (``grade_one.solution_records``).
     """
     if stopped:
-        return 0.0, f"stopped: {stopped}"
+        return 0.0, Diagnosed(f"stopped: {stopped}", key("stopped", stopped.split(" in ")[0]))
     if cell_run is None or not cell_run.finished:
-        return 0.0, NOT_RUN
+        return 0.0, Diagnosed(NOT_RUN, key("stopped", NOT_RUN.removeprefix("stopped: ")))
     if cell_run.error is not None:
         name, message = cell_run.error
         if name == "CheckFailed" and message:  # a check judged in the learner's process: the grader's
             judged = verdict(cell_run.records, solution)  # verdict on the same records carries the cause key
-            return 0.0, judged if judged == message else message
-        return 0.0, raised(name, message)
+            return 0.0, judged if judged == message else Diagnosed(message, error_cause(message))
+        said = raised(name, message)
+        return 0.0, Diagnosed(said, error_cause(said))
     if not solution:
-        return 0.0, NO_REFERENCE
+        return 0.0, Diagnosed(NO_REFERENCE)
     message = verdict(cell_run.records, solution)
     if message:
-        return 0.0, message
+        return 0.0, message if isinstance(message, Diagnosed) else Diagnosed(message)
     foreign = sorted({name for name, _ in set(keyed(cell_run.records)) - set(keyed(solution))})
     if foreign:
-        return 0.0, FOREIGN_RECORDS.format(names=", ".join(repr(name[:60]) for name in foreign[:5]))
+        return 0.0, Diagnosed(FOREIGN_RECORDS.format(names=", ".join(repr(name[:60]) for name in foreign[:5])))
     return float(points), ""

@@ -17,16 +17,26 @@ Every cell goes through ``names.csv_cell``: no cell starts a formula in a spread
 from __future__ import annotations
 
 import csv
+import itertools
 import re
 from pathlib import Path
 
 from ..store.gradebook import Store, _final
 from ..store.views import QUESTION_COLUMNS, late_words, number, question_rows, write_csv
 
-__all__ = ["CANVAS_ID_COLUMNS", "export_all", "summary_table", "canvas_table", "read_canvas_roster", "not_in_roster"]
+__all__ = [
+    "CANVAS_ID_COLUMNS",
+    "export_all",
+    "summary_table",
+    "canvas_table",
+    "read_canvas_roster",
+    "not_in_roster",
+    "ambiguous_in_roster",
+]
 
 CANVAS_ID_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 _MATCH = ("SIS Login ID", "SIS User ID", "ID")
+_MAX_ROWS = 100_000  # rows of a Canvas roster read (a class, not a census)
 
 
 def _scores(store: Store) -> tuple[list[str], dict[str, float], dict[str, dict[str, float]], dict]:
@@ -74,15 +84,20 @@ def _late(store: Store) -> dict[str, list[tuple[str, str]]]:
     return late
 
 
-def read_canvas_roster(path: Path) -> tuple[dict[str, dict], dict[str, str]]:
+def read_canvas_roster(path: Path) -> tuple[dict[str, dict | list[dict]], dict[str, str]]:
     """From Canvas's gradebook export CSV: ``({any of ID/SIS User ID/SIS Login ID: its row},
-    {assignment id: Canvas's column header})`` (an assignment column ``ex01_graph (1234)``).
+    {assignment id: Canvas's column header})`` (an assignment column ``ex01_graph (1234)``). An id
+    that rows of different people give (one's login is another's Canvas ID, a row twice with other
+    names) maps to the list of those rows: it matches no one, and :func:`ambiguous_in_roster` says so.
 
     Raises:
         ValueError: the file has no ``Student`` and ``SIS Login ID`` columns.
     """
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        rows = list(csv.DictReader(f))
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            rows = list(itertools.islice(csv.DictReader(f), _MAX_ROWS))
+    except csv.Error as error:  # a field past csv's limit, a stray quote: not a roster this export can read
+        raise ValueError(f"{path}: not a CSV export can read ({error})") from None
     if not rows or not {"Student", "SIS Login ID"} <= rows[0].keys():
         raise ValueError(f"{path}: not a Canvas gradebook export (no Student and SIS Login ID columns)")
     headers = {}
@@ -90,14 +105,36 @@ def read_canvas_roster(path: Path) -> tuple[dict[str, dict], dict[str, str]]:
         found = re.fullmatch(r"(.+?) \((\d+)\)", column or "")
         if found:
             headers[found.group(1)] = column
-    people = {}
+    people: dict[str, dict | list[dict]] = {}  # a list: the rows that give one id to different people
     for row in rows:
-        if row["Student"].strip() in ("Points Possible", "Student, Test"):  # Canvas's own extra rows
+        if (row.get("Student") or "").strip() in ("Points Possible", "Student, Test"):  # Canvas's own extra rows
             continue
         for key in _MATCH:
-            if row.get(key):
-                people.setdefault(row[key].strip(), row)
+            value = (row.get(key) or "").strip()
+            known = people.get(value, row)
+            if not value:
+                continue
+            if isinstance(known, list) or _who(known) != _who(row):  # one id, two people: neither is taken
+                people[value] = [*(known if isinstance(known, list) else [known]), row]
+            else:
+                people[value] = row
     return people, headers
+
+
+def _who(row: dict) -> str:
+    return " / ".join(f"{k} {(row.get(k) or '').strip()!r}" for k in ("Student", *_MATCH) if (row.get(k) or "").strip())
+
+
+def ambiguous_in_roster(store: Store, roster: Path) -> list[str]:
+    """One line per graded student whose id the roster gives to different people (each named):
+    their ``canvas.csv`` row carries no Canvas id (nothing is guessed)."""
+    people, _ = read_canvas_roster(roster)
+    found = []
+    for student in sorted(_scores(store)[2]):
+        rows = people.get(student)
+        if isinstance(rows, list):
+            found.append(f"{student} matches different people in {roster.name}: {' and '.join(map(_who, rows))}")
+    return found
 
 
 def canvas_table(store: Store, roster: Path | None = None) -> tuple[list[str], list[list], list[dict]]:
@@ -110,7 +147,7 @@ def canvas_table(store: Store, roster: Path | None = None) -> tuple[list[str], l
     rows = []
     for student in sorted(scores):
         known = people.get(student)
-        if known is not None:
+        if isinstance(known, dict):  # one row: a list means one id of several people, matched to none
             row = {c: known.get(c, "") for c in CANVAS_ID_COLUMNS}
         else:
             name = _name(students.get(student)) or student
@@ -129,7 +166,7 @@ def not_in_roster(store: Store, roster: Path) -> list[str]:
         ValueError: ``roster`` is not a Canvas gradebook export.
     """
     people, _ = read_canvas_roster(roster)
-    return sorted(student for student in _scores(store)[2] if student not in people)
+    return sorted(student for student in _scores(store)[2] if student not in people)  # ambiguous ones: said apart
 
 
 def export_all(store: Store, out: Path, roster: Path | None = None) -> list[Path]:

@@ -12,6 +12,7 @@ import nbformat
 from ...check.checked import CHECKED_WHEN_GRADED
 from ..judge.assemble import grade_id, is_test
 from ..judge.grade_one import Result
+from ..names import visible
 from ..store.views import duration, late_words
 from .feedback_page import page
 from .redact import hidden_lines, redact, scrub
@@ -118,14 +119,20 @@ def add_verdicts(nb: nbformat.NotebookNode, result: Result, secret: set[str] = f
     """Under each test cell of ``nb`` (in place), its verdict from ``result`` as a stdout line
     ``Graded: <score> / <points>. <message or "All checks passed.">``, in place of the "checked
     when graded" lines a check printed in the learner's process (they read like a pass). The
-    message is scrubbed of the lines in ``secret`` (the hidden tests' lines)."""
+    message is scrubbed of the lines in ``secret`` (the hidden tests' lines). The verdict and the
+    test cell's other stream outputs show control characters and ANSI escapes as text
+    (``names.visible``): JupyterLab joins a cell's stdout into one text and interprets a ``\\r`` or
+    an escape in it, so a learner's ``\\rGraded: 2 / 2`` would otherwise overwrite the verdict."""
     verdicts = {q.grade_id: q for q in result.questions}
     for cell in nb.cells:
         question = verdicts.get(grade_id(cell)) if is_test(cell) else None
         if question is None:
             continue
         cell["outputs"] = _without_pending_lines(cell.get("outputs", []))
-        verdict = scrub(result.failure(question), secret) or "All checks passed."
+        for out in cell["outputs"]:  # the learner's lines above the verdict cannot overwrite or colour it
+            if out.get("output_type") == "stream":
+                out["text"] = visible(out.get("text", ""))
+        verdict = visible(scrub(result.failure(question), secret)) or "All checks passed."
         said = f"Graded: {question.score:g} / {question.points:g}. {verdict}"
         cell.setdefault("outputs", []).append(nbformat.v4.new_output("stream", name="stdout", text=said + "\n"))
 

@@ -1,8 +1,8 @@
 """What the class got wrong: the class report, built from the causes of its failed checks.
 
 Input is one :class:`Row` per graded question of a submission: from nbgrader's gradebook
-(:func:`rows_from_gradebook`, everything graded so far; each cell's autograder comment ends in
-``[cause: <key>]``, ``autograder.compare.causes``) or from a grade run's in-memory results
+(:func:`rows_from_gradebook`, everything graded so far; each cell's cause key from the grader's
+own table, ``store.own_tables``, never from the comment's text) or from a grade run's in-memory results
 (:func:`rows_from_results`). :func:`summarize` counts them:
 
 - per assignment and question: the points distribution, the pass rate, and the causes behind the
@@ -28,9 +28,8 @@ from pathlib import Path
 
 import nbformat
 
-from ...compare.causes import split_cause_line
 from ..names import csv_cell, terminal
-from ..store import default_db_url
+from ..store import default_db_url, own_tables
 from .redact import redact
 from .summary import CauseCount, QuestionSummary, Row, Summary, each, shortened
 
@@ -82,8 +81,8 @@ def rows_from_gradebook(db_url: str) -> list[Row]:
     """Rows from nbgrader's gradebook at ``db_url``, read through nbgrader's API (its ORM models,
     in one query): each submitted notebook's graded cells (``Grade.auto_score`` or a manual score
     set), scored as nbgrader scores them (``Grade.score``: a manual score given in formgrader
-    counts), each with its autograder comment (the failure message, ``[cause: <key>]`` as its
-    last line; ``autograder.compare.causes.split_cause_line``)."""
+    counts), each with its autograder comment (the failure message) and the cause key the grader
+    recorded beside it (``store.own_tables``: never read out of the comment's text)."""
     from nbgrader.api import (
         Assignment,
         Comment,
@@ -104,6 +103,7 @@ def rows_from_gradebook(db_url: str) -> list[Row]:
                 Grade.score,
                 GradeCell.max_score,
                 Comment.auto_comment,
+                Comment.id,
             )
             .select_from(Grade)
             .join(GradeCell, GradeCell.id == Grade.cell_id)
@@ -114,9 +114,12 @@ def rows_from_gradebook(db_url: str) -> list[Row]:
             .filter(or_(Grade.auto_score.isnot(None), Grade.manual_score.isnot(None)))  # not: waiting for a person
             .all()
         )
+        causes = own_tables.read(gradebook.engine, own_tables.CAUSE_TABLE)
     rows = []
-    for student, assignment, question, score, points, comment in found:
-        message, cause = split_cause_line(comment)
+    for student, assignment, question, score, points, comment, comment_id in found:
+        cause = causes.get(comment_id, "")
+        line = f"\n[cause: {cause}]"  # the line the store wrote for formgrader's reader, when it did
+        message = (comment or "").removesuffix(line) if cause else (comment or "")
         rows.append(Row(student, assignment, question, float(score or 0.0), float(points or 0.0), message, cause))
     return rows
 

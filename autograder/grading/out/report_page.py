@@ -15,6 +15,7 @@ import io
 from collections import Counter
 from html import escape
 
+from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
@@ -84,7 +85,17 @@ def _short(text: str, n: int = 48) -> str:
 
 def _assignment_plot(questions: list[QuestionSummary]) -> tuple[str, str]:
     """(PNG as base64, text alternative): per question, how many submissions got full, partial and
-    no points (stacked bars); beside it, the assignment's most frequent causes."""
+    no points (stacked bars); beside it, the assignment's most frequent causes. A cause's label may
+    quote a learner's message (``$\\frac{a}$``): matplotlib gets every text as text (no mathtext, no
+    TeX), and a plot that still cannot be drawn is left out, its text alternative kept."""
+    with rc_context({"text.parse_math": False, "text.usetex": False}):
+        try:
+            return _drawn(questions)
+        except Exception as error:  # noqa: BLE001 -- the report goes on without this picture
+            return "", f"(no plot: {type(error).__name__}) " + _drawn(questions, draw=False)[1]
+
+
+def _drawn(questions: list[QuestionSummary], draw: bool = True) -> tuple[str, str]:
     counts = Counter()
     for q in questions:
         for c in q.causes:
@@ -92,6 +103,14 @@ def _assignment_plot(questions: list[QuestionSummary]) -> tuple[str, str]:
     # most frequent first, ties alphabetical (as the report orders causes), not in the order met
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     top = ranked[:_TOP]
+    alt = "Scores per question: " + "; ".join(
+        f"{q.question}: {q.passed} full, {q.submissions - q.passed - sum(s <= 0 for s in q.scores)} some, "
+        f"{sum(s <= 0 for s in q.scores)} no points"
+        for q in questions
+    )
+    alt += f". {_top_title(ranked).capitalize()}: " + ("; ".join(f"{c} ({n})" for c, n in top) if top else "none") + "."
+    if not draw:
+        return "", alt
     rows = max(len(questions), len(top), 3)
     height = 0.4 * rows + 1.4  # inches: a bar per row, then the axis labels and the legend below
     fig = Figure(figsize=(12, height))
@@ -117,12 +136,6 @@ def _assignment_plot(questions: list[QuestionSummary]) -> tuple[str, str]:
         right.xaxis.set_major_locator(MaxNLocator(integer=True))
     right.set_title(_top_title(ranked) if top else "no failures")
     right.tick_params(axis="y", labelsize=8)
-    alt = "Scores per question: " + "; ".join(
-        f"{q.question}: {q.passed} full, {q.submissions - q.passed - sum(s <= 0 for s in q.scores)} some, "
-        f"{sum(s <= 0 for s in q.scores)} no points"
-        for q in questions
-    )
-    alt += f". {_top_title(ranked).capitalize()}: " + ("; ".join(f"{c} ({n})" for c, n in top) if top else "none") + "."
     return _png(fig), alt
 
 
@@ -238,9 +251,10 @@ def report_html(summary: Summary) -> str:
     ]
     for assignment, questions in assignments.items():
         png, alt = _assignment_plot(questions)
+        picture = f'<img src="data:image/png;base64,{png}" alt="{_e(alt)}">' if png else ""
         body += [
             f'<h2 id="{_e(assignment)}">{_e(assignment)}</h2>',
-            f'<figure><img src="data:image/png;base64,{png}" alt="{_e(alt)}">',
+            f"<figure>{picture}",
             f"<figcaption>{_e(alt)}</figcaption></figure>",
             *map(_question, questions),
         ]

@@ -13,6 +13,12 @@ Records are :func:`values.encode_record`'s JSON, never pickles. ``grade --refere
 (and ``grade-one``) load them instead of running the solutions; an assignment whose solution
 notebook no longer has the saved hash, or a file saved by a grader whose records code differs
 (``course_version``), refuses to grade with a message that says how to rebuild the file.
+
+Saved references are complete or refused: each assignment's entry holds the SHA-256 of its
+records as written (``records_sha256``), and every test cell of its solution must have records,
+a cell with a hidden test among them a hidden one. A file cut short, edited by hand or missing a
+question's records refuses to grade (a question judged against no record, or against its visible
+checks only, would pass answers that the hidden test fails).
 """
 
 from __future__ import annotations
@@ -24,13 +30,20 @@ from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
 
+import nbformat
+
+from ..judge.assemble import HIDDEN_TESTS, grade_id, is_test
 from ..judge.grade_one import SolutionFails, solution_records
 from ..sandbox.container import extras_for
 from ..sandbox.limits import Limits
 from ..sandbox.values import decode_record, encode_record
-from .batch import _Sandboxes, load_sources
+from .batch import load_sources
+from .warm import _Sandboxes
 
-__all__ = ["FORMAT", "StaleReferences", "course_version", "notebook_hash", "build", "write", "SavedReferences"]
+__all__ = [
+    "FORMAT", "StaleReferences", "course_version", "notebook_hash", "build", "entry", "document", "write",
+    "SavedReferences",
+]  # fmt: skip
 
 FORMAT = "autograder references 1"
 REBUILD = "rebuild them: python -m autograder references --out {path}"
@@ -78,21 +91,39 @@ def build(solutions: Path, limits: Limits = Limits(), sandboxed: bool = True, jo
     sources = load_sources(solutions)
     sandboxes = _Sandboxes(limits, sandboxed, extras_for(c.source for _, nb in sources.values() for c in nb.cells))
 
-    def entry(assignment: str) -> dict:
+    def run(assignment: str) -> dict:
         name, source = sources[assignment]
-        saved = {"notebook": name, "sha256": notebook_hash(solutions / assignment / name)}
         try:
-            records = solution_records(source, sandboxes.get(), limits)
+            return entry(solutions, assignment, name, solution_records(source, sandboxes.get(), limits))
         except SolutionFails as error:
-            return {**saved, "fails": str(error)}
-        return {**saved, "records": {cell: [encode_record(r) for r in rs] for cell, rs in records.items()}}
+            return entry(solutions, assignment, name, fails=str(error))
 
     try:
         with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-            entries = dict(zip(sources, pool.map(entry, sources)))
+            entries = dict(zip(sources, pool.map(run, sources)))
     finally:
         sandboxes.close()
+    return document(entries)
+
+
+def entry(solutions: Path, assignment: str, name: str, records: dict | None = None, fails: str = "") -> dict:
+    """One assignment's entry of the document: its solution notebook's name and SHA-256, and its
+    records (``{test grade_id: [Checked, ...]}``) or why its solution fails its own tests."""
+    saved = {"notebook": name, "sha256": notebook_hash(solutions / assignment / name)}
+    if records is None:
+        return {**saved, "fails": fails}
+    encoded = {cell: [encode_record(r) for r in rs] for cell, rs in records.items()}
+    return {**saved, "records": encoded, "records_sha256": _records_hash(encoded)}
+
+
+def document(entries: dict) -> dict:
+    """The JSON document of ``{assignment: entry}`` (:func:`entry`) for this grader's version."""
     return {"format": FORMAT, "course_version": course_version(), "assignments": entries}
+
+
+def _records_hash(encoded) -> str:
+    """The SHA-256 of an assignment's encoded records, as canonical JSON (sorted keys)."""
+    return hashlib.sha256(json.dumps(encoded, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def write(document: dict, path: Path) -> None:
@@ -153,7 +184,10 @@ class SavedReferences:
             StaleReferences: one does not (the first found, with how to rebuild).
         """
         for assignment in sorted(assignments):
-            self._entry(assignment)
+            try:
+                self.records(assignment)
+            except SolutionFails:
+                pass  # graded as "not graded", as in a class run
 
     def records(self, assignment: str) -> dict[str, list]:
         """``{test grade_id: [Checked, ...]}``, as :func:`grade_one.solution_records` gives.
@@ -165,9 +199,26 @@ class SavedReferences:
         entry = self._entry(assignment)
         if "fails" in entry:
             raise SolutionFails(str(entry["fails"]))
+        if not isinstance(entry.get("records"), dict) or entry.get("records_sha256") != _records_hash(entry["records"]):
+            raise StaleReferences(
+                f"{self.path}'s records for {assignment} are not those the references command wrote (cut short or "
+                f"edited); {self._rebuild(self.path)}"
+            )
         try:
-            return {str(cell): [decode_record(r) for r in rs] for cell, rs in entry["records"].items()}
+            records = {str(cell): [decode_record(r) for r in rs] for cell, rs in entry["records"].items()}
         except (ValueError, TypeError, KeyError, RuntimeError, AttributeError) as error:
             raise StaleReferences(
                 f"{self.path} holds unreadable records for {assignment} ({error}); {self._rebuild(self.path)}"
             ) from None
+        source = nbformat.read(self.solutions / assignment / Path(entry["notebook"]).name, as_version=4)
+        for cell in source.cells:
+            if not is_test(cell):
+                continue
+            mine = records.get(grade_id(cell), [])
+            hidden = HIDDEN_TESTS.search(cell.source) is not None
+            if not mine or (hidden and not any(r.options.get("hidden") for r in mine)):
+                raise StaleReferences(
+                    f"{self.path} holds no {'hidden ' if mine else ''}records for {assignment}'s {grade_id(cell)}: "
+                    f"incomplete references are refused; {self._rebuild(self.path)}"
+                )
+        return records

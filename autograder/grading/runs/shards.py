@@ -9,7 +9,9 @@ exactly once.
 
 Where the results go: into the gradebook itself when it is a server database (PostgreSQL), which
 every shard writes at once; otherwise (SQLite, one file that only one writer may hold) into a
-part gradebook of the shard's own, ``OUT/parts/shard-K-of-N.db``, which ``merge`` combines.
+part gradebook of the shard's own, ``OUT/parts/shard-K-of-N.db``, which ``merge`` combines. A part
+starts with the course gradebook's due dates and extensions (:func:`deadlines`), so its late
+penalties are the ones a whole-class run computes, and ``merge`` finds them agreeing.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["parse_shard", "shard_of", "in_shard", "is_server", "part_url", "one_writer_at_a_time"]
+__all__ = ["parse_shard", "shard_of", "in_shard", "is_server", "part_url", "one_writer_at_a_time", "deadlines"]
 
 _SHARD = re.compile(r"(\d+)/(\d+)")
 
@@ -92,3 +94,22 @@ def one_writer_at_a_time(db_url: str, shard: tuple[int, int] | None) -> Iterator
                 connection.commit()
     finally:
         engine.dispose()
+
+
+def deadlines(db_url: str) -> tuple[dict, dict]:
+    """``({assignment: due date}, {(student, assignment): extension})`` held by the gradebook at
+    ``db_url`` (naive UTC ``datetime`` and ``timedelta``, as nbgrader stores them); both empty when
+    it is a SQLite file that does not exist yet (read only: nothing is created)."""
+    from ..store.gradebook import sqlite_path
+
+    path = sqlite_path(db_url)
+    if path is not None and (not path.is_file() or path.stat().st_size == 0):
+        return {}, {}
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as gb:
+        dues = {a.name: a.duedate for a in gb.assignments if a.duedate is not None}
+        extensions = {
+            (sub.student_id, a.name): sub.extension for a in gb.assignments for sub in a.submissions if sub.extension
+        }
+    return dues, extensions

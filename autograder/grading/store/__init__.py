@@ -5,6 +5,7 @@ gradebook   nbgrader's ``Gradebook`` (``gradebook.db`` or any ``db_url``) as the
             transaction (with the others graded meanwhile; scores, the failure message as the
             autograder comment, the status), late penalties through nbgrader's late-submission
             plugin; a lock so two runs never interleave on SQLite
+own_tables  the grader's own tables beside nbgrader's: status, when recorded, cause keys
 config      the nbgrader configuration of a course folder (``nbgrader_config.py``), as nbgrader loads it
 views       ``grades.csv`` written from the store, atomically
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-__all__ = ["course_config"]
+__all__ = ["course_config", "course_paths"]
 
 
 def course_config(course: Path | None) -> Config:
@@ -18,3 +18,16 @@ def course_config(course: Path | None) -> Config:
     if course is None or not (course / "nbgrader_config.py").is_file():
         return Config()
     return PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+
+
+def course_paths(course: Path) -> tuple[Path, str, Path]:
+    """What an nbgrader course folder's configuration names: ``(source folder, gradebook db_url,
+    submitted folder)``, with nbgrader's defaults (``source/``, ``sqlite:///<course>/gradebook.db``,
+    ``submitted/``) where it names none."""
+    course = Path(course).resolve()
+    directory = course_config(course).get("CourseDirectory", {})
+    return (
+        course / directory.get("source_directory", "source"),
+        directory.get("db_url") or "sqlite:///" + str(course / "gradebook.db"),
+        course / directory.get("submitted_directory", "submitted"),
+    )

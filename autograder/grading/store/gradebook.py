@@ -12,8 +12,9 @@ grader's scores, ``nbgrader export`` exports them and manual grades are added on
   the ``SubmittedAssignment`` with its timestamp, each test cell's ``Grade.auto_score`` (a manual
   score given in formgrader is kept and the cell marked for review, as ``nbgrader autograde``
   does), the failure message as that cell's
-  ``Comment.auto_comment`` (last line ``[cause: <key>]`` when the check named a cause), the
-  grader's status (a table of its own, ``autograder_status``, in the same database), and the
+  ``Comment.auto_comment`` (last line ``[cause: <key>]`` when the check named a cause, for a
+  person to read), the grader's own rows (``own_tables``: its status, when it recorded the
+  submission, each cause key in a field only it fills), and the
   late penalty from nbgrader's late-submission plugin (``AssignLatePenalties.plugin_class``);
 - on SQLite, a lock file beside the database keeps two ``grade`` runs from writing at once (the
   second refuses with a message); a server database takes concurrent writers (shards), and a
@@ -30,7 +31,7 @@ import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 
@@ -55,27 +56,16 @@ from nbgrader.preprocessors import (
     LockCells,
     SaveCells,
 )
-from sqlalchemy import Column, String, Text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
-from sqlalchemy.orm import declarative_base
 from traitlets.config import Config
 
 from ...compare.causes import with_cause_line
 from ..judge.assemble import questions
+from . import own_tables
+from .own_tables import STATUS_TABLE, Cause, Graded, Status
 
 __all__ = ["StoreBusy", "Store", "Recorded", "STATUS_TABLE", "sqlite_path"]
-
-STATUS_TABLE = "autograder_status"
-_Base = declarative_base()
-
-
-class _Status(_Base):
-    """The grader's status of one submission (nbgrader's schema has no place for it)."""
-
-    __tablename__ = STATUS_TABLE
-    submission_id = Column(String(32), primary_key=True)  # nbgrader's SubmittedAssignment.id
-    status = Column(Text, nullable=False)
 
 
 class StoreBusy(RuntimeError):
@@ -117,6 +107,7 @@ class Store:
 
     def __init__(self, db_url: str, config: Config | None = None):
         self.db_url, self.config = db_url, config or Config()
+        self.extensions: dict[tuple[str, str], object] = {}  # (student, assignment): timedelta, set on writing
         self._lock = None
         path = sqlite_path(db_url)
         if path is not None:
@@ -127,9 +118,9 @@ class Store:
             with _alembic_head_in_process():
                 self.gb = _open_gradebook(db_url)
             try:  # after nbgrader made (and versioned) its own tables
-                _Base.metadata.create_all(bind=self.gb.engine)
+                own_tables.create(self.gb.engine)
             except DBAPIError:  # another writer of a server gradebook created it meanwhile
-                _Base.metadata.create_all(bind=self.gb.engine)
+                own_tables.create(self.gb.engine)
             late = AssignLatePenalties(config=self.config)
             late.init_plugin()
             self._late = late
@@ -284,18 +275,28 @@ class Store:
             submission, old = SubmittedAssignment(assignment=assignment, student=student), None
             db.add(submission)
         submission.timestamp = timestamp
+        if (result.student_id, result.assignment_id) in self.extensions:  # a shard's part: the course's extension
+            submission.extension = self.extensions[(result.student_id, result.assignment_id)]
+        causes: dict = {}
         with db.no_autoflush:  # objects are built whole before anything is written
-            graded = self._fill(submission, assignment, notebook_id, by_id)
+            graded = self._fill(submission, assignment, notebook_id, by_id, causes)
         db.flush()
-        db.merge(_Status(submission_id=submission.id, status=result.status))
+        db.merge(Status(submission_id=submission.id, status=result.status))
+        db.merge(Graded(submission_id=submission.id, graded_at=datetime.now(UTC).replace(tzinfo=None)))
+        for comment, cause in causes.items():  # the cause key in a field of its own, filled only here
+            if cause:
+                db.merge(Cause(comment_id=comment.id, cause=cause))
+            elif (row := db.get(Cause, comment.id)) is not None:
+                db.delete(row)
         if graded is not None:
             self._late_penalty(submission, graded)
         return submission, old
 
-    def _fill(self, submission, assignment, notebook_id: str, by_id: dict):
+    def _fill(self, submission, assignment, notebook_id: str, by_id: dict, causes: dict):
         """Set the grades and comments of ``submission`` from ``by_id`` (``{grade_id:
-        QuestionResult}``), making the rows ``Gradebook.add_submission`` makes where missing.
-        Returns the ``SubmittedNotebook`` graded (None when the assignment has no such notebook)."""
+        QuestionResult}``), making the rows ``Gradebook.add_submission`` makes where missing, and
+        ``causes[comment] = cause key`` for each test cell graded. Returns the ``SubmittedNotebook``
+        graded (None when the assignment has no such notebook)."""
         db, graded = self.gb.db, None
         have = {n.notebook.name: n for n in submission.notebooks}
         for notebook in assignment.notebooks:
@@ -321,6 +322,7 @@ class Store:
                     grade.needs_manual_grade = grade.manual_score is not None
                     failed = q is not None and (q.message or q.cause)
                     comment.auto_comment = with_cause_line(q.message, q.cause) if failed else None
+                    causes[comment] = q.cause if failed else ""
             for cell in [*notebook.solution_cells, *notebook.task_cells]:  # as add_submission makes them
                 made(Comment, cell, comments)
             for cell in notebook.task_cells:
@@ -359,7 +361,11 @@ class Store:
 
     def statuses(self) -> dict[str, str]:
         """``{SubmittedAssignment.id: the grader's status}``."""
-        return {s.submission_id: s.status for s in self.gb.db.query(_Status)}
+        return {s.submission_id: s.status for s in self.gb.db.query(Status)}
+
+    def causes(self) -> dict[str, str]:
+        """``{Comment.id: the cause key the grader recorded}`` (``own_tables``)."""
+        return {c.comment_id: c.cause for c in self.gb.db.query(Cause)}
 
 
 def _open_gradebook(db_url: str, tries: int = 3) -> Gradebook:

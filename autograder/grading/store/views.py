@@ -16,7 +16,6 @@ from pathlib import Path
 
 from nbgrader.api import SubmittedAssignment
 
-from ...compare.causes import split_cause_line
 from ..names import csv_cell
 from .gradebook import Store, _final
 
@@ -122,11 +121,11 @@ def grade_rows(store: Store) -> list[dict]:
 def question_rows(store: Store) -> list[dict]:
     """One row (keys ``QUESTION_COLUMNS``) per graded test cell of every submission: its score
     (manual over auto) and maximum, the submission's status and the cell's cause key."""
-    statuses = store.statuses()
+    statuses, causes = store.statuses(), store.causes()
     rows = []
     for sub in _submissions(store):
         for nb in sub.notebooks:
-            comments = {c.cell_id: c.auto_comment for c in nb.comments}
+            comments = {c.cell_id: c.id for c in nb.comments}
             for g in sorted(nb.grades, key=lambda g: _natural(g.name)):
                 rows.append(
                     dict(
@@ -136,7 +135,7 @@ def question_rows(store: Store) -> list[dict]:
                         score=number(g.score),
                         max_score=number(g.max_score),
                         status=statuses.get(sub.id, ""),
-                        cause=split_cause_line(comments.get(g.cell_id))[1],
+                        cause=causes.get(comments.get(g.cell_id), ""),
                     )
                 )
     return rows

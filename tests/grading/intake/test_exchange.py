@@ -72,3 +72,22 @@ def test_a_submission_goes_through_the_exchange_and_gets_its_feedback(source, tm
     text = page.read_text(encoding="utf-8")
     assert "Feedback: ex01" in text and "2 / 2" in text
     assert "show_values" not in text and "HIDDEN TESTS" not in text  # the hidden test's line is not on the page
+
+
+def test_a_timestamp_that_cannot_be_read_is_the_latest_it_can_be(tmp_path):
+    """Finding 5's class: is a timestamp.txt in nbgrader's form read as nbgrader reads it, and one
+    that is no time (another form, a zone naming a file, a year past any term) taken as now, said?"""
+    from datetime import UTC, datetime
+
+    from autograder.grading.intake.exchange import submission_timestamp
+
+    def read(text):
+        (tmp_path / "timestamp.txt").write_text(text, encoding="utf-8")
+        return submission_timestamp(tmp_path)
+
+    assert read("2026-01-20 10:00:00.000000 UTC") == (datetime(2026, 1, 20, 10), "")
+    assert read("2026-01-20 10:00:00 America/New_York")[0] == datetime(2026, 1, 20, 15)
+    for text in ("soon", "2026-01-20 10:00:00 /etc/passwd", "9999-12-31 23:59:59", "10:00", "2026-01-20 10:00 +99999"):
+        when, problem = read(text)
+        assert abs((when - datetime.now(UTC).replace(tzinfo=None)).total_seconds()) < 60, text
+        assert problem.startswith("unreadable timestamp.txt") and "latest it can be" in problem, text

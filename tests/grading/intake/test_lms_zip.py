@@ -81,7 +81,7 @@ def test_moodle_folders_and_flat_names_map_by_full_name(tmp_path, notebook):
     unpacked = unpack_lms_zip(archive, tmp_path / "scratch", NOTEBOOKS, read_roster(roster))
     assert sorted(unpacked.placed) == [("ada", "ex02"), ("grace", "ex02")]
     assert unpacked.problems == [
-        "Alan Turing_4713_assignsubmission_file_/ex02.ipynb: Moodle name 'Alan Turing' is not in the roster (--roster)"
+        "Alan Turing_4713_assignsubmission_file_/ex02.ipynb: Moodle participant 4713 (Alan Turing) is not in the roster"
     ]
 
 
@@ -148,3 +148,48 @@ def test_a_rosters_names_are_read_as_data(tmp_path):
     first, last = names["eve"]
     assert first == "]0;ownedEve" and last == "x" * 100
     assert "bob" not in names
+
+
+def test_the_folder_moodle_wrote_decides_not_a_file_name_inside_it(tmp_path, notebook):
+    """Finding 1's class: is a file named like a classmate's Moodle entry, inside its author's own
+    Moodle folder, filed under its author; and are two learners of the zip that map to one student
+    refused together with one line naming both?"""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student_id,moodle_id,name\nmal,501,Mal Ory\nbob,502,Bob Smith\nann,,Ann Lee\n", encoding="utf-8")
+    archive = make_zip(
+        tmp_path / "moodle.zip",
+        [
+            ("Mal Ory_501_assignsubmission_file_/Bob Smith_502_assignsubmission_file_ex01.ipynb", notebook, None, {}),
+            ("Ann Lee_601_assignsubmission_file_/ex01.ipynb", notebook, None, {}),
+            ("ANN LEE_602_assignsubmission_file_/ex01.ipynb", notebook, None, {}),
+        ],
+    )
+    unpacked = unpack_lms_zip(archive, tmp_path / "scratch", NOTEBOOKS, read_roster(roster), assignment="ex01")
+    assert sorted(unpacked.placed) == [("mal", "ex01")]
+    (line,) = [p for p in unpacked.problems if "both map" in p]
+    assert "Moodle participant 601 (Ann Lee)" in line and "Moodle participant 602 (ANN LEE)" in line
+
+
+def test_an_entry_too_deep_or_without_a_date_is_one_line_and_the_rest_is_placed(tmp_path, notebook):
+    """Finding 3's class: is JSON nested past the bound refused by counting (no RecursionError), a
+    crafted entry time that is no date harmless, and the good notebook placed?"""
+    deep = b'{"a":' * 10_000 + b"1" + b"}" * 10_000
+    archive = make_zip(
+        tmp_path / "a.zip",
+        [
+            ("deep_1_1_ex01.ipynb", deep, None, {}),
+            ("good_2_2_ex01.ipynb", notebook, None, {}),
+        ],
+    )
+    with zipfile.ZipFile(archive) as zf:
+        data = {i.filename: zf.read(i) for i in zf.infolist()}
+    with zipfile.ZipFile(archive, "w") as zf:  # a month 0 is no date, as a crafted zip may say
+        for name, payload in data.items():
+            info = zipfile.ZipInfo(name, date_time=(2026, 1, 20, 9, 0, 0))
+            info.date_time = (2026, 0, 0, 0, 0, 0) if name.startswith("good") else info.date_time
+            zf.writestr(info, payload)
+    unpacked = unpack_lms_zip(archive, tmp_path / "scratch", NOTEBOOKS, limits=Limits(ratio=10_000))
+    assert sorted(unpacked.placed) == [("2", "ex01")] and unpacked.times[("2", "ex01")] is None
+    assert unpacked.problems == [
+        "deep_1_1_ex01.ipynb: not a notebook (JSON nested 10000 levels deep (at most 64)), skipped"
+    ]

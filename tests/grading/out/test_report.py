@@ -14,12 +14,11 @@ from pathlib import Path
 
 import pytest
 import torch
-from nbgrader.api import Comment, Gradebook
+from nbgrader.api import Gradebook
 
 from autograder.check.checked import Checked
 from autograder.check.judging import judge
-from autograder.compare.causes import NOT_ANSWERED, with_cause_line
-from autograder.grading.judge.assemble import questions
+from autograder.compare.causes import NOT_ANSWERED
 from autograder.grading.judge.grade_one import QuestionResult, Result, grade_notebook, solution_records
 from autograder.grading.out.redact import hidden_lines
 from autograder.grading.out.report import (
@@ -37,6 +36,7 @@ from autograder.grading.out.report import (
 from autograder.grading.runs.batch import load_sources
 from autograder.grading.runs.demo import build_demo_class
 from autograder.grading.sandbox.limits import Limits
+from autograder.grading.store.gradebook import Store
 from autograder.lessons import COURSE_ROOT
 
 from ..demo_results import demo_results, demo_students
@@ -141,34 +141,13 @@ def test_two_causes_worded_alike_stay_apart():
 
 
 def _gradebook(db_url: str, results: list[Result], sources: dict) -> None:
-    """Write ``results`` into nbgrader's gradebook as the course's store does (COMMON contract):
-    each test cell's ``Grade.auto_score`` and, on a failure, its autograder comment ending in
-    ``[cause: <key>]``."""
-    with Gradebook(db_url) as gb:
+    """Write ``results`` into nbgrader's gradebook through the course's store (the assignment's
+    structure as generate_assignment records it, each submission's scores, comments and the cause
+    keys in the grader's own table)."""
+    with Store(db_url) as store:
         for assignment in sorted({r.assignment_id for r in results}):
-            name, source = sources[assignment]
-            gb.add_assignment(assignment)
-            gb.add_notebook(name.removesuffix(".ipynb"), assignment)
-            for q in questions(source):
-                gb.add_grade_cell(
-                    q.grade_id, name.removesuffix(".ipynb"), assignment, max_score=q.points, cell_type="code"
-                )
-        for result in results:
-            notebook = sources[result.assignment_id][0].removesuffix(".ipynb")
-            if result.student_id not in {s.id for s in gb.students}:
-                gb.add_student(result.student_id)
-            gb.add_submission(result.assignment_id, result.student_id)
-            submitted = gb.find_submission_notebook(notebook, result.assignment_id, result.student_id)
-            for q in result.questions:
-                grade = gb.find_grade(q.grade_id, notebook, result.assignment_id, result.student_id)
-                grade.auto_score = q.score
-                if q.message:
-                    gb.db.add(
-                        Comment(
-                            cell_id=grade.cell_id, notebook=submitted, auto_comment=with_cause_line(q.message, q.cause)
-                        )
-                    )
-            gb.db.commit()
+            store.prepare(assignment, *sources[assignment])
+        store.record_all([(r, sources[r.assignment_id][0], None) for r in results])
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 
 from autograder.grading.nbgrader_glue import cli as nbgrader_cli
 from autograder.grading.nbgrader_glue.cli import nbgrader
-from autograder.grading.runs import batch
+from autograder.grading.runs import batch, warm
 from autograder.grading.runs.batch import CSV_COLUMNS, SandboxUnavailable, grade_class
 from autograder.grading.sandbox import cgroups
 from autograder.grading.sandbox import container as sandbox
@@ -215,7 +215,7 @@ def test_a_class_run_holds_a_few_notebooks_between_reading_and_recording(source,
         answer = f"def f():\n    return {1 if i % 2 else 2}"
         nbformat.write(submission_of(source, answer), submitted / f"s{i:02}" / "ex01" / "ex01.ipynb")
     held, most = [0], [0]
-    prepare, record_all = batch.prepare_notebook, batch.Store.record_all
+    prepare, record_all = warm.prepare_notebook, batch.Store.record_all
 
     def counted_prepare(*args):
         held[0] += 1
@@ -226,7 +226,7 @@ def test_a_class_run_holds_a_few_notebooks_between_reading_and_recording(source,
         held[0] -= len(items)
         return record_all(self, items)
 
-    monkeypatch.setattr(batch, "prepare_notebook", counted_prepare)
+    monkeypatch.setattr(warm, "prepare_notebook", counted_prepare)
     monkeypatch.setattr(batch.Store, "record_all", counted_record_all)
     rows = grade_class(submitted, tmp_path / "out", solutions, jobs=1, progress=False)
     assert [r["score"] for r in rows] == ["0", "2"] * 6

@@ -111,7 +111,7 @@ def test_a_regrade_replaces_its_own_result_and_keeps_a_manual_grade(store, tmp_p
 
 def test_a_failed_write_leaves_nothing_half_written(store, tmp_path, monkeypatch):
     """When writing a submission fails midway, is none of it in the store (one transaction)?"""
-    monkeypatch.setattr(gradebook_module, "_Status", None)  # db.merge(None(...)) raises after the grades
+    monkeypatch.setattr(gradebook_module, "Status", None)  # db.merge(None(...)) raises after the grades
     with pytest.raises(TypeError):
         store.record(result("ann", 2.0), "ex01.ipynb", None)
     with Gradebook(f"sqlite:///{tmp_path}/gradebook.db") as gb, pytest.raises(MissingEntry):

@@ -141,10 +141,14 @@ SAFE_OUTPUTS = ("text/plain", "image/png", "image/jpeg")  # what a feedback page
 
 
 def _without_pending_lines(outputs: list) -> list:
-    """A test cell's outputs without the "<check>: checked when graded" lines of its stdout: the
-    page shows the verdict of those checks below them."""
+    """A test cell's outputs without the "<check>: checked when graded" lines of its stdout (the
+    page shows the verdict of those checks below them), nor a check's error that has no traceback
+    lines (a ``CheckFailed`` shows only its message, which the verdict line says in full: formgrader
+    would draw it as an empty box above that line)."""
     kept = []
     for out in outputs:
+        if out.get("output_type") == "error" and not any(str(line).strip() for line in out.get("traceback") or []):
+            continue
         if out.get("output_type") == "stream":
             lines = [
                 ln

@@ -3,6 +3,8 @@ course with nothing collected, a learner or an assignment with no submission (gr
 extension), a gradebook with nothing to export? And does `grade` say so when its OUT held another
 gradebook's results (the demo class's and a course's both default to grading-output/)?"""
 
+import csv
+import re
 import shutil
 
 import nbformat
@@ -74,7 +76,8 @@ def test_grading_a_learner_or_assignment_with_no_submission_names_it_and_changes
     submitted, solutions = tmp_path / "submitted", tmp_path / "solutions"
     for student, assignment in (("ada", "ex01"), ("bob", "ex01"), ("ada", "ex02")):
         (submitted / student / assignment).mkdir(parents=True)
-        nbformat.write(submission_of(source, "    return 1"), submitted / student / assignment / f"{assignment}.ipynb")
+        answered = submission_of(source, "def f():\n    return 1")
+        nbformat.write(answered, submitted / student / assignment / f"{assignment}.ipynb")
     for assignment in ("ex01", "ex02"):
         (solutions / assignment).mkdir(parents=True)
         nbformat.write(source, solutions / assignment / f"{assignment}.ipynb")
@@ -122,3 +125,22 @@ def test_a_run_into_another_gradebooks_output_names_the_one_it_replaces(tmp_path
     assert course in _replaced_note(out, course) and "demo" not in _replaced_note(out, course)
     _own_output(out, course)
     assert _other_gradebooks_output(out, course) is None
+
+
+def test_a_late_submission_without_a_penalty_says_late_in_grades_table_and_csv(tmp_path, source, capsys):
+    """Under nbgrader's default late policy (none), a submission 36 h after its due date keeps its
+    score: does `grade`'s table (and grades.csv's late column) still say it came late, and how late,
+    rather than nothing?"""
+    submitted, solutions, out = tmp_path / "submitted", tmp_path / "solutions", tmp_path / "out"
+    (solutions / "ex01").mkdir(parents=True)
+    nbformat.write(source, solutions / "ex01" / "ex01.ipynb")
+    (submitted / "ada" / "ex01").mkdir(parents=True)
+    nbformat.write(submission_of(source, "def f():\n    return 1"), submitted / "ada" / "ex01" / "ex01.ipynb")
+    (submitted / "ada" / "ex01" / "timestamp.txt").write_text("2026-01-22 05:00:00.000000 UTC", encoding="utf-8")
+    command = ["grade", str(submitted), "--out", str(out), "--solutions", str(solutions), "--no-progress"]
+    assert main([*command, "--duedate", "ex01=2026-01-20 17:00:00 UTC"]) == 0
+    table = capsys.readouterr().out
+    assert re.search(r"^ada\s+ex01\s+2\s+2\s+late \(36 h, no penalty\)\s+graded", table, re.M), table
+    with open(out / "grades.csv", newline="", encoding="utf-8") as f:
+        (row,) = csv.DictReader(f)
+    assert (row["score"], row["late_penalty"], row["late"]) == ("2", "0", "late (36 h, no penalty)")

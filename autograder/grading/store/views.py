@@ -51,8 +51,12 @@ def number(value: float | None) -> str:
 
 
 def duration(seconds: float) -> str:
-    """A duration in seconds as a person reads it: ``36 h``, ``26.5 h``, or ``40 min`` under an hour."""
-    return f"{seconds / 3600:.3g} h" if seconds >= 3600 else f"{max(seconds / 60, 1):.0f} min"
+    """A duration in seconds as a person reads it: whole hours from 10 h (``36 h`` for 36 h 6 min),
+    ``7.5 h`` under that, ``40 min`` under an hour (at least ``1 min``)."""
+    hours = seconds / 3600
+    if hours >= 10:
+        return f"{hours:.0f} h"
+    return f"{hours:.2g} h" if hours >= 1 else f"{max(seconds / 60, 1):.0f} min"
 
 
 def late_words(seconds_late: float, penalty: float) -> str:

@@ -8,7 +8,14 @@ from autograder.grading.store.views import duration, late_words
 
 @pytest.mark.parametrize(
     ("seconds", "said"),
-    [(20, "1 min"), (1800, "30 min"), (3600, "1 h"), (7.5 * 3600, "7.5 h"), (36.1 * 3600, "36 h"), (36.6 * 3600, "37 h")],
+    [
+        (20, "1 min"),
+        (1800, "30 min"),
+        (3600, "1 h"),
+        (7.5 * 3600, "7.5 h"),
+        (36.1 * 3600, "36 h"),
+        (36.6 * 3600, "37 h"),
+    ],
 )
 def test_a_duration_reads_in_minutes_then_hours_then_whole_hours(seconds, said):
     """36 h 6 min is "36 h", not "36.1 h": whole hours from 10 h on."""

@@ -31,6 +31,7 @@ myst_dmath_double_inline = True
 suppress_warnings = ["mystnb.unknown_mime_type"]
 
 html_theme = "sphinx_book_theme"
+templates_path = ["_templates"]  # the theme's search button, named by its visible label (WCAG 2.5.3)
 html_title = "The PyTorch autograd graph, hands on"
 html_math_renderer = "mathml"
 html_static_path = ["_static"]

@@ -35,7 +35,8 @@ def visit_math(self, node) -> None:
 
 
 def visit_math_block(self, node) -> None:
-    self.body.append(self.starttag(node, "div", CLASS="math notranslate"))
+    # focusable: a wide equation scrolls sideways, and a scrolling region must be reachable by keyboard
+    self.body.append(self.starttag(node, "div", CLASS="math notranslate", tabindex="0"))
     if node.get("number"):
         self.body.append(f'<span class="eqno">({node["number"]})</span>')
     self.body.append(_convert(node, True))
@@ -99,9 +100,36 @@ def lab_button(app, pagename, templatename, context, doctree) -> None:
     )
 
 
+def _named_toggles(html: str) -> str:
+    """The theme's navigation ``html`` with a name on each ``<summary>`` that shows or hides the pages
+    under a link (the theme's holds only a decorative chevron, and a control needs a name: WCAG
+    4.1.2): "Pages under <link text>"."""
+    from bs4 import BeautifulSoup  # the theme's own dependency
+
+    soup = BeautifulSoup(html, "html.parser")
+    for summary in soup.select("li.has-children > details > summary"):
+        if summary.get_text(strip=True) or summary.get("aria-label"):
+            continue
+        link = summary.find_parent("li").find("a", recursive=False)
+        summary["aria-label"] = f"Pages under {link.get_text(' ', strip=True)}" if link else "Pages under this one"
+    return str(soup)
+
+
+def name_navigation_toggles(app, pagename, templatename, context, doctree) -> None:
+    """Wrap the theme's ``generate_toctree_html`` (which its templates call for the side navigation)
+    so that its disclosure toggles have names (:func:`_named_toggles`)."""
+    generate = context.get("generate_toctree_html")
+    if generate is None:
+        return
+    from markupsafe import Markup
+
+    context["generate_toctree_html"] = lambda *args, **kwargs: Markup(_named_toggles(str(generate(*args, **kwargs))))
+
+
 def setup(app):
     app.add_html_math_renderer("mathml", (visit_math, None), (visit_math_block, None))
     app.connect("doctree-read", jupyter_anchors)
     app.connect("doctree-read", fold_going_deeper)
     app.connect("html-page-context", lab_button, priority=502)  # after the theme's own buttons
+    app.connect("html-page-context", name_navigation_toggles, priority=503)  # after the theme set it
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -13,6 +13,7 @@ saves a screenshot of each page under ``test-artifacts/site/``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import html
 import http.server
@@ -404,29 +405,122 @@ PAGE_PROBE = """() => ({
 })"""
 
 
-@pytest.mark.browser
-def test_a_reader_walks_the_site_offline_from_the_home_page_by_its_links(site):
-    """From index.html, served on loopback as any web server serves the folder, by each page's
-    own "next" link, through every lesson, exercise, summary and guide page, with every request
-    that leaves the site refused: each page's images load, its maths renders (MathML with a
-    height), it links to its notebook in the lab; then a search with the theme's search field."""
-    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, _missing
+def _need_browser() -> None:
+    """Skip, saying why, without Playwright or Chromium (fail where COURSE_REQUIRE_BROWSER is set)."""
+    from tests.test_browser import _missing
 
     reason = _missing()
     if reason and os.environ.get("COURSE_REQUIRE_BROWSER"):
         pytest.fail(f"COURSE_REQUIRE_BROWSER is set, but {reason}")
     if reason:
         pytest.skip(reason)
+
+
+@contextlib.contextmanager
+def _served(folder: Path):
+    """``folder`` served on loopback as any web server serves it; yields its root URL."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.browser
+def test_no_page_of_the_site_has_a_serious_wcag_violation(site):
+    """Does axe-core find no serious or critical WCAG 2.0/2.1 A or AA violation on any page of the
+    site, its folded sections opened (their content is read too)? Lesser ones are printed."""
+    _need_browser()
     from playwright.sync_api import sync_playwright
+
+    from tests.accessibility import audit, print_lesser
+    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT
+
+    pages = [p.relative_to(site.root).as_posix() for p in site.pages()]
+    found, lesser = [], []
+    with _served(site.root) as root, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport=VIEWPORT)
+            for name in pages:
+                page.goto(f"{root}/{name}")
+                if name == "index.html":  # it moves on to the start page
+                    page.wait_for_url("**/notebooks/00_start.html")
+                page.wait_for_load_state("load")
+                serious, less = audit(page, name)
+                found, lesser = found + serious, lesser + less
+        finally:
+            browser.close()
+    print_lesser(lesser)
+    assert len(pages) > 40, pages
+    assert found == []
+
+
+# The theme's page furniture before course_site and site/_templates named it: a search button whose
+# name leaves out its visible "Ctrl+K", and a navigation toggle with nothing but an icon.
+THEME_NAV = """<nav aria-label="Main"><ul><li class="has-children"><a href="a.html">Summaries</a><details>
+<summary><span class="toctree-toggle" role="presentation"><i class="fa-solid fa-chevron-down"></i></span></summary>
+<ul><li><a href="b.html">b</a></li></ul></details></li></ul></nav>"""
+THEME_BUTTON = '<button aria-label="Search"><span>Search</span> <kbd>Ctrl</kbd>+<kbd>K</kbd></button>'
+
+
+@pytest.mark.browser
+def test_the_accessibility_check_fails_on_the_themes_two_findings_and_the_fix_removes_them():
+    """Would the site's axe check fail on a new serious violation? On the theme's search button and
+    navigation toggle as they were, it finds both (label in name, a summary with no name); the
+    same navigation as the site now writes it (``course_site._named_toggles``) and the button as
+    ``site/_templates/search-button-field.html`` writes it have neither."""
+    _need_browser()
+    from jinja2 import Template
+    from playwright.sync_api import sync_playwright
+
+    from tests.accessibility import audit
+    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
+
+    sys.path.insert(0, str(REPO / "site"))
+    try:
+        import course_site
+    finally:
+        sys.path.remove(str(REPO / "site"))
+    button = Template((REPO / "site" / "_templates" / "search-button-field.html").read_text()).render(_=str)
+
+    def page_of(body: str) -> str:
+        return f'<!doctype html><html lang="en"><head><title>t</title></head><body><main>{body}</main></body></html>'
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.set_content(page_of(THEME_NAV + THEME_BUTTON))
+            before, _ = audit(page, "theme")
+            page.set_content(page_of(course_site._named_toggles(THEME_NAV) + button))
+            after, _ = audit(page, "site")
+        finally:
+            browser.close()
+    assert {line.split(":")[1].split()[0] for line in before} == {"summary-name", "label-content-name-mismatch"}
+    assert after == []
+
+
+@pytest.mark.browser
+def test_a_reader_walks_the_site_offline_from_the_home_page_by_its_links(site):
+    """From index.html, served on loopback as any web server serves the folder, by each page's
+    own "next" link, through every lesson, exercise, summary and guide page, with every request
+    that leaves the site refused: each page's images load, its maths renders (MathML with a
+    height), it links to its notebook in the lab; then a search with the theme's search field."""
+    _need_browser()
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT
 
     if ARTIFACTS.exists():
         shutil.rmtree(ARTIFACTS)
     ARTIFACTS.mkdir(parents=True)
     outside, errors, visited, problems = [], [], [], []
-    handler = functools.partial(_QuietHandler, directory=str(site.root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)  # as a web server serves it
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    root = f"http://127.0.0.1:{server.server_address[1]}"
+    served = contextlib.ExitStack()
+    root = served.enter_context(_served(site.root))
 
     def refuse(route) -> None:
         outside.append(route.request.url)
@@ -484,7 +578,7 @@ def test_a_reader_walks_the_site_offline_from_the_home_page_by_its_links(site):
             page.screenshot(path=str(ARTIFACTS / "search.png"))
         finally:
             browser.close()
-            server.shutdown()
+            served.close()
     expected = [page_of(p) for p in [START, *LESSONS, *EXERCISES]]
     assert [name for name in visited if name in expected] == expected
     assert {"guide/summaries.html", "guide/explainer.html", "guide/instructors.html"} <= set(visited)

@@ -28,6 +28,7 @@ __all__ = [
     "leak_explorer",
     "stack",
     "checkpoint_peak",
+    "measured_plots",
     "segment_rows",
     "segment_table",
     "segment_explorer",
@@ -219,3 +220,32 @@ def segment_explorer():
         "kind": widgets.Dropdown(options=["tanh", "mlp"], description="block"),
     }
     return explorer("segment_explorer", controls, lambda blocks, kind: segment_table(blocks, kind, width=32, batch=16))
+
+
+def measured_plots(rows: list[dict]) -> list:
+    """The checkpointing figures (``autograder.figures``' rows: measured on a GPU, or the CPU's saved
+    bytes) as plots with their text alternatives (``explore.plot.line_plot``), two per model: the peak
+    against the segment count (MiB above the start: the allocator's where it was measured, and the
+    saved-bytes prediction), and the median time of a forward and backward (ms)."""
+    from .plot import line_plot
+
+    plots = []
+    for model in dict.fromkeys(r["model"] for r in rows):
+        mine = sorted((r for r in rows if r["model"] == model), key=lambda r: r["segments"])
+        segments, axis = [r["segments"] for r in mine], "segments (0 = no checkpointing)"
+        where = f" ({mine[0]['device_name']})" if mine[0]["device"] == "cuda" else ""
+        unit, scale = ("MiB", 2**20) if max(r["saved_peak_bytes"] for r in mine) >= 2**20 else ("KiB", 2**10)
+        peaks = {"saved-bytes prediction": [r["saved_peak_bytes"] / scale for r in mine]}
+        if all(r["peak_allocated_bytes"] is not None for r in mine):
+            peaks = {"allocator peak": [r["peak_allocated_bytes"] / scale for r in mine], **peaks}
+        plots.append(
+            line_plot(peaks, segments, xlabel=axis, ylabel=f"{unit} above the start", title=f"Peak: {model}{where}",
+                      purpose="Which segment count gives the lowest peak, and how far below none (0) is it?",
+                      unit=unit)
+        )  # fmt: skip
+        plots.append(
+            line_plot({"median time": [1000 * r["seconds_median"] for r in mine]}, segments, xlabel=axis,
+                      ylabel="ms per forward and backward", title=f"Time: {model}{where}",
+                      purpose="What does each segment count cost in time?", unit="ms")
+        )  # fmt: skip
+    return plots

@@ -2,10 +2,10 @@
 
 A lesson that measures something over steps (bytes alive during backward, a peak against the
 segment count, a gradient's norm over iterations) shows it with :func:`line_plot`. The result is a
-:class:`autograder.draw.Figure`: an SVG drawn by matplotlib, alt text that says what the lines do
-(start, end, peak, where), a caption, and the same numbers as a table folded under "Text version"
-(and as plain text, which nbval compares exactly). The SVG is made byte-identical from run to run
-(fixed ids, no date), so a re-executed lesson prints the same output.
+:class:`autograder.draw.Figure`: an SVG drawn by matplotlib, alt text that says what the plot is for
+and what the lines do (start, end, lowest and highest, where), a caption, and the same numbers as a
+table folded under "Text version" (and as plain text, which nbval compares exactly). The SVG is made
+byte-identical from run to run (fixed ids, no date), so a re-executed lesson prints the same output.
 """
 
 from __future__ import annotations
@@ -29,19 +29,45 @@ def _number(value: float) -> str:
     return f"{int(value):,}" if float(value).is_integer() else f"{value:.4g}"
 
 
+def _where(xs: Sequence, indices: list[int]) -> str:
+    """The x values at ``indices`` (sorted), runs of neighbours as "x to y": ``"4"``, ``"1 and 9 to 16"``."""
+    runs: list[list[int]] = []
+    for i in indices:
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    said = [f"{xs[r[0]]}" if len(r) == 1 else f"{xs[r[0]]} to {xs[r[-1]]}" for r in runs]
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+
+
 def describe_series(name: str, xs: Sequence, ys: Sequence[float], unit: str = "") -> str:
-    """One sentence on one line of a plot: where it starts, its peak (value and x), where it ends.
+    """One sentence on one line of a plot: where it starts and ends, and its extremes: its lowest and
+    highest values and every x where each is reached ("16 x Linear-Tanh starts at 17 at 1, is lowest,
+    8, at 4, highest, 17, at 1 and 9 to 16, ends at 17 at 16."); a line whose extremes are its ends,
+    that it rises or falls from one to the other; a line that never changes, its value.
 
     ``xs`` and ``ys`` have the same length (at least 1); ``unit`` is appended to each value."""
     if not ys:
         return f"{name}: no points."
     suffix = f" {unit}" if unit else ""
-    peak = max(range(len(ys)), key=lambda i: ys[i])  # the first index of the peak
-    parts = [f"{name} starts at {_number(ys[0])}{suffix}"]
-    if 0 < peak < len(ys) - 1:
-        parts.append(f"peaks at {_number(ys[peak])}{suffix} at {xs[peak]}")
-    parts.append(f"ends at {_number(ys[-1])}{suffix} at {xs[-1]}")
-    return ", ".join(parts) + "."
+    low, high = min(ys), max(ys)
+    if low == high:
+        return f"{name} stays at {_number(low)}{suffix} from {xs[0]} to {xs[-1]}."
+    lows, highs = [i for i, y in enumerate(ys) if y == low], [i for i, y in enumerate(ys) if y == high]
+    last = len(ys) - 1
+    if (lows, highs) in (([0], [last]), ([last], [0])):  # the extremes are its two ends
+        way = "rises" if lows == [0] else "falls"
+        first, end = ("lowest", "highest") if lows == [0] else ("highest", "lowest")
+        return (
+            f"{name} {way} from {_number(ys[0])}{suffix} at {xs[0]}, its {first}, "
+            f"to {_number(ys[-1])}{suffix} at {xs[-1]}, its {end}."
+        )
+    lowest, highest = _where(xs, lows), _where(xs, highs)
+    return (
+        f"{name} starts at {_number(ys[0])}{suffix} at {xs[0]}, is lowest, {_number(low)}{suffix}, at {lowest}, "
+        f"highest, {_number(high)}{suffix}, at {highest}, ends at {_number(ys[-1])}{suffix} at {xs[-1]}."
+    )
 
 
 def _positions(xs: Sequence) -> list[float]:
@@ -109,17 +135,22 @@ def line_plot(
     xlabel: str,
     ylabel: str,
     title: str,
+    purpose: str,
     unit: str = "",
     caption: str = "",
     step: bool = False,
 ) -> Figure:
-    """A line plot of one or more series against the same x values, with its text alternative.
+    """A line plot of one or more series against the same x values, with its text alternative: alt text
+    that opens with the title and what the plot is for, then each line's start, end and extremes
+    (:func:`describe_series`), written from the data, as the folded table of numbers is.
 
     Args:
         series: ``{"bytes alive": [0, 4096, ...], ...}``, each the same length as ``x``.
         x: the x values (labels: steps, Node names, segment counts); ``0, 1, ...`` when None. Numbers that
             are not evenly spaced are placed at their values, so the axis keeps their proportions.
         xlabel, ylabel, title: the axes' labels and the plot's title (the title opens the alt text).
+        purpose: what a reader looks at the plot for, one sentence ("Which segment count gives the
+            lowest peak?"): a reader who cannot see it learns first what to listen for.
         unit: the values' unit in the alt text and table header (e.g. ``"B"``).
         caption: a visible caption under the picture.
         step: draw steps (a value holds until the next x), for figures that change at events.
@@ -139,8 +170,12 @@ def line_plot(
         if len(ys) != len(xs):
             raise ValueError(f"series {name!r} has {len(ys)} values for {len(xs)} x values")
     suffix = f" ({unit})" if unit else ""
-    alt = f"{title}: {ylabel} against {xlabel}. " + " ".join(
-        describe_series(name, xs, ys, unit) for name, ys in series.items()
+    if not purpose.strip():
+        raise ValueError("line_plot needs a purpose: what a reader looks at the plot for")
+    # the alt text describes the numbers as the table shows them (to 4 digits), so that both say the same
+    shown = {name: [float(_number(y).replace(",", "")) for y in ys] for name, ys in series.items()}
+    alt = f"{title}: {ylabel} against {xlabel}. {purpose.strip()} " + " ".join(
+        describe_series(name, xs, ys, unit) for name, ys in shown.items()
     )
     header = [xlabel, *(f"{name}{suffix}" for name in series)]
     rows = [[str(xv), *(_number(ys[i]) for ys in series.values())] for i, xv in enumerate(xs)]

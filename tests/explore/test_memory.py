@@ -13,6 +13,7 @@ from autograder.explore.memory import (
     leak_table,
     loop_memory,
     loop_table,
+    measured_plots,
     segment_explorer,
     segment_rows,
     segment_table,
@@ -124,3 +125,16 @@ def test_leak_table_bars_follow_the_alive_bytes():
     lines = leak_table("val loss without no_grad", 3).splitlines()
     assert lines[0] == POLICIES["val loss without no_grad"] and len(lines) == 2 + 3
     assert lines[-1].endswith("#" * 40) and lines[2].count("#") < lines[-1].count("#")
+
+
+def test_the_checkpointing_figures_are_plots_whose_alt_text_names_the_lowest_peak():
+    """Lesson 8's figures (the CPU's saved bytes here): a peak plot and a time plot per model, each saying
+    what it is for, the peak plot naming the segment count ``figures.summarize`` finds lowest."""
+    from autograder import figures
+
+    rows = figures.cpu_rows()
+    (summary,) = figures.summarize(rows)
+    peak, time = measured_plots(rows)
+    assert "Which segment count gives the lowest peak" in peak.alt and "cost in time" in time.alt
+    assert f", at {summary.best_segments}, highest" in peak.alt, peak.alt
+    assert "Text version" in peak.html() and "segments (0 = no checkpointing)" in peak.text

@@ -10,21 +10,54 @@ from autograder.explore.plot import describe_series, line_plot
 
 SERIES = {"bytes alive": [0, 4096, 8192, 4096, 0], "saved": [0, 4096, 4096, 0, 0]}
 STEPS = ["start", "fwd1", "fwd2", "bwd1", "end"]
+PURPOSE = "When are the most bytes alive?"
 
 
 def _plot():
-    return line_plot(SERIES, STEPS, xlabel="step", ylabel="bytes", title="Memory during one step", unit="B")
+    return line_plot(
+        SERIES, STEPS, xlabel="step", ylabel="bytes", title="Memory during one step", purpose=PURPOSE, unit="B"
+    )
 
 
-def test_alt_text_is_written_from_the_data():
+def test_alt_text_says_what_the_plot_is_for_then_each_lines_ends_and_extremes():
     alt = _plot().alt
-    assert alt.startswith("Memory during one step: bytes against step.")
-    assert "bytes alive starts at 0 B, peaks at 8,192 B at fwd2, ends at 0 B at end." in alt
-    assert "saved starts at 0 B, peaks at 4,096 B at fwd1" in alt
+    assert alt.startswith(f"Memory during one step: bytes against step. {PURPOSE} ")
+    assert "bytes alive starts at 0 B at start, is lowest, 0 B, at start and end, highest, 8,192 B, at fwd2" in alt
+    assert "saved starts at 0 B at start, is lowest, 0 B, at start and end to end" not in alt
+    assert (
+        "saved starts at 0 B at start, is lowest, 0 B, at start and bwd1 to end, highest, 4,096 B, at fwd1 to fwd2"
+        in (alt)
+    )
 
 
-def test_a_series_without_an_inner_peak_is_not_said_to_peak():
-    assert describe_series("loss", [0, 1, 2], [3.0, 2.0, 1.0]) == "loss starts at 3, ends at 1 at 2."
+def test_the_lowest_point_is_said_even_inside_the_line():
+    """Lesson 8's plot is there for its minimum: 8 activations at 4 segments, between 17 at both ends."""
+    peaks = [17, 10, 9, 8, 9, 12, 11, 10, 17, 17, 17, 17, 17, 17, 17, 17]
+    said = describe_series("16 x Linear-Tanh", list(range(1, 17)), peaks)
+    assert said == (
+        "16 x Linear-Tanh starts at 17 at 1, is lowest, 8, at 4, highest, 17, at 1 and 9 to 16, ends at 17 at 16."
+    )
+
+
+@pytest.mark.parametrize(
+    ("ys", "said"),
+    [
+        ([3.0, 2.0, 1.0], "loss falls from 3 at 0, its highest, to 1 at 2, its lowest."),
+        ([1.0, 2.0, 3.0], "loss rises from 1 at 0, its lowest, to 3 at 2, its highest."),
+        ([2.0, 2.0, 2.0], "loss stays at 2 from 0 to 2."),
+        (
+            [1.5, 0.25, 1.5],
+            "loss starts at 1.5 at 0, is lowest, 0.25, at 1, highest, 1.5, at 0 and 2, ends at 1.5 at 2.",
+        ),
+    ],
+)
+def test_a_line_whose_extremes_are_its_ends_is_said_to_rise_or_fall(ys, said):
+    assert describe_series("loss", [0, 1, 2], ys) == said
+
+
+def test_a_plot_without_a_purpose_is_refused():
+    with pytest.raises(ValueError, match="purpose"):
+        line_plot({"a": [1, 2]}, [0, 1], xlabel="x", ylabel="y", title="t", purpose=" ")
 
 
 def test_the_plain_text_is_the_table_of_numbers():
@@ -52,7 +85,14 @@ def test_the_svg_is_the_same_bytes_in_another_process():
 
 def test_a_series_of_the_wrong_length_is_refused():
     with pytest.raises(ValueError, match="'saved' has 2 values for 5 x values"):
-        line_plot({"bytes alive": SERIES["bytes alive"], "saved": [0, 1]}, STEPS, xlabel="s", ylabel="b", title="t")
+        line_plot(
+            {"bytes alive": SERIES["bytes alive"], "saved": [0, 1]},
+            STEPS,
+            xlabel="s",
+            ylabel="b",
+            title="t",
+            purpose="p",
+        )
 
 
 def test_plotting_leaves_the_notebooks_matplotlib_backend_alone():
@@ -60,7 +100,7 @@ def test_plotting_leaves_the_notebooks_matplotlib_backend_alone():
     program = (
         "import matplotlib; matplotlib.use('svg'); import matplotlib.pyplot as plt\n"
         "from autograder.explore.plot import line_plot\n"
-        "line_plot({'a': [1, 2]}, [0, 1], xlabel='x', ylabel='y', title='t')\n"
+        "line_plot({'a': [1, 2]}, [0, 1], xlabel='x', ylabel='y', title='t', purpose='p')\n"
         "print(matplotlib.get_backend())"
     )
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
@@ -77,8 +117,9 @@ def test_numbers_that_are_not_evenly_spaced_keep_their_proportions_on_the_axis()
     assert _positions([1, 2, 3, 4]) == [0, 1, 2, 3]
     assert _positions(["1", "2", "4", "8"]) == [0, 1, 2, 3]
     assert _positions([True, False, True]) == [0, 1, 2]
-    uneven = line_plot({"bytes": [1, 2, 4, 8]}, [1, 2, 4, 8], xlabel="layers", ylabel="bytes", title="t")
-    labels = line_plot({"bytes": [1, 2, 4, 8]}, ["1", "2", "4", "8"], xlabel="layers", ylabel="bytes", title="t")
+    axes = {"xlabel": "layers", "ylabel": "bytes", "title": "t", "purpose": "p"}
+    uneven = line_plot({"bytes": [1, 2, 4, 8]}, [1, 2, 4, 8], **axes)
+    labels = line_plot({"bytes": [1, 2, 4, 8]}, ["1", "2", "4", "8"], **axes)
     assert uneven.svg != labels.svg
 
 

@@ -417,6 +417,10 @@ def test_cause_keys_come_only_from_the_grader(term):
     assert causes[("atk-cause", "q2_check")] == ""
     assert not [k for k, v in causes.items() if v.startswith("stopped.") or v == "x.y"]
     assert causes[("blank", "q2_check")] == "not_answered"
+    with Gradebook(f"sqlite:///{c.course / 'gradebook.db'}") as gb:  # what formgrader shows: quoted, not a key line
+        notebook = gb.find_submission_notebook(EX, EX, "atk-cause")
+        comment = next(c.auto_comment for c in notebook.comments if c.cell.name == "q2_check")
+    assert "[quoted cause: x.y]" in comment and "\n[cause:" not in comment, comment
     with open(c.root / "out" / "report.csv", newline="", encoding="utf-8") as f:
         reported = {r["cause"] for r in csv.DictReader(f)}  # an unkeyed message is grouped in quotes: “...”
     assert not [k for k in reported if k.startswith("stopped.") or k == "x.y"], reported

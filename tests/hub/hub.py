@@ -10,7 +10,8 @@ meet. Account names carry a random suffix. Nothing of the machine's own configur
 written (``JUPYTER_CONFIG_PATH`` points at the folder's ``etc/jupyter``); the accounts and every
 process they ran are removed afterwards.
 
-The learners' servers and the service run the environment named by ``COURSE_HUB_VENV`` (default
+The hub (started as the README starts it, with its default PAM login and each account's password),
+the learners' servers and the service run the environment named by ``COURSE_HUB_VENV`` (default
 ``/opt/course-hub-venv``): a virtual environment on Debian's ``python3`` holding
 ``requirements.txt``, readable by every account (``.ci/run`` builds it). :func:`hub_problem` says
 what is missing; ``COURSE_REQUIRE_HUB`` makes the tests fail instead of skipping.
@@ -28,7 +29,6 @@ import signal
 import socket
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -40,7 +40,7 @@ REPO = Path(__file__).resolve().parents[2]
 VENV = Path(os.environ.get("COURSE_HUB_VENV", "/opt/course-hub-venv"))
 COURSE_ID = "torch101"
 ASSIGNMENTS = ("ex01_graph", "ex02_leaves")
-PASSWORD = secrets.token_hex(8)
+PASSWORD = "Pw-" + secrets.token_hex(8)  # every test account's, for the hub's PAM login
 
 
 def free_port() -> int:
@@ -53,21 +53,17 @@ def hub_problem() -> str | None:
     """Why a hub with real accounts cannot run here (None: it can)."""
     if os.geteuid() != 0:
         return "the hub tests make Linux accounts and start servers as them: they need root"
-    for tool in ("useradd", "userdel", "runuser"):
+    for tool in ("useradd", "userdel", "chpasswd", "runuser"):
         if shutil.which(tool) is None:
             return f"{tool} is missing"
     if shutil.which("configurable-http-proxy") is None:
         return "configurable-http-proxy is missing: npm install -g configurable-http-proxy@5.3.0 (.ci/run does)"
-    for program in ("python", "jupyterhub-singleuser", "nbgrader"):
+    for program in ("python", "jupyterhub", "jupyterhub-singleuser", "nbgrader"):
         if not (VENV / "bin" / program).exists():
             return (
                 f"{VENV}/bin/{program} is missing: the learners' environment (python3 -m venv {VENV}; "
                 f"{VENV}/bin/pip install -r requirements.txt; chmod -R a+rX {VENV}; .ci/run does)"
             )
-    try:
-        import jupyterhub  # noqa: F401 -- the hub itself runs in the tests' environment
-    except ImportError:
-        return "jupyterhub is not installed in the tests' environment (pip install -r requirements.txt)"
     return None
 
 
@@ -111,6 +107,9 @@ class Hub:
                 ["useradd", "--create-home", "--home-dir", str(self.home(name)), "--shell", "/bin/bash", name],
                 check=True, capture_output=True,
             )  # fmt: skip
+        # each logs in with its Linux password: JupyterHub's default PAM authenticator, as in the README
+        logins = "".join(f"{name}:{PASSWORD}\n" for name in self.names.values())
+        subprocess.run(["chpasswd"], input=logins, text=True, check=True, capture_output=True)
         self.etc.mkdir(parents=True)
         settings = f"c.CourseDirectory.course_id = {COURSE_ID!r}\nc.Exchange.root = {str(self.exchange)!r}\n"
         # as the README's /etc/jupyter/nbgrader_config.py
@@ -170,15 +169,13 @@ class Hub:
         hub = self.root / "hub"
         return readme + "\n".join([
             "",
-            "# the test's own hub: ports, files, a password for every account, its JUPYTER_CONFIG_PATH",
+            "# the test's own hub: its ports, files and JUPYTER_CONFIG_PATH",
             f"c.JupyterHub.bind_url = 'http://127.0.0.1:{self.port}'",
             f"c.JupyterHub.hub_port = {free_port()}",
             f"c.ConfigurableHTTPProxy.api_url = 'http://127.0.0.1:{free_port()}'",
             f"c.ConfigurableHTTPProxy.pid_file = {str(hub / 'proxy.pid')!r}",
             f"c.JupyterHub.db_url = 'sqlite:///{hub / 'jupyterhub.sqlite'}'",
             f"c.JupyterHub.cookie_secret_file = {str(hub / 'cookie_secret')!r}",
-            "c.JupyterHub.authenticator_class = 'dummy'",
-            f"c.DummyAuthenticator.password = {PASSWORD!r}",
             "c.Spawner.poll_interval = 2  # a stopped service is started again within seconds",
             "c.Spawner.start_timeout = c.Spawner.http_timeout = 180",
             f"c.Spawner.environment['JUPYTER_CONFIG_PATH'] = {str(self.etc)!r}",
@@ -192,10 +189,11 @@ class Hub:
         hub = self.root / "hub"
         hub.mkdir()
         (hub / "jupyterhub_config.py").write_text(self.config(), encoding="utf-8")
-        env = dict(os.environ, PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
-        with open(self.log, "ab") as log:
+        env = dict(os.environ, PATH=f"{VENV}/bin:{os.environ['PATH']}")
+        env.pop("VIRTUAL_ENV", None)
+        with open(self.log, "ab") as log:  # started as the README starts it, from the environment every account reads
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "jupyterhub", "-f", str(hub / "jupyterhub_config.py")],
+                [str(VENV / "bin" / "jupyterhub"), "-f", str(hub / "jupyterhub_config.py")],
                 cwd=hub, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )  # fmt: skip
         self.wait_for(lambda: "serving torch101" in self.log_text(), timeout, "the service did not start")

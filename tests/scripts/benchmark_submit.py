@@ -17,7 +17,8 @@ when the service's queue does not hold it exactly once, graded.
 
 Printed: ``submit→feedback: p50 X s, p95 Y s, max Z s; lost L of N``, the service's peak memory
 (its own process, ``VmHWM``) and the peak proportional set size of the service with its sandboxes,
-and what else ran on the machine meanwhile (the load average and the busiest other processes).
+the CPU time they used (what bounds the drain on an idle machine of as many cores), and what else
+ran on the machine meanwhile (the load average and the busiest other processes).
 """
 
 from __future__ import annotations
@@ -52,6 +53,20 @@ def pss_kib(pid: int) -> int:
             return next((int(line.split()[1]) for line in f if line.startswith("Pss:")), 0)
     except OSError:
         return 0
+
+
+def cpu_seconds(root: int) -> float:
+    """CPU time (user + system, seconds) of ``root`` and every process below it, with what their
+    ended children used (``cutime``, ``cstime``: a fork server reaps each submission's process)."""
+    tick, total = os.sysconf("SC_CLK_TCK"), 0
+    for pid in [root, *descendants(root)]:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+    return total / tick
 
 
 def others(own: set[int], count: int = 5) -> list[str]:
@@ -137,6 +152,7 @@ def main() -> int:
             service.wait_for("serving", 600)
             print(f"service warm in {time.monotonic() - started:.1f} s; the burst starts")
             load_before = os.getloadavg()
+            cpu_before = cpu_seconds(service.process.pid)
             submitted: dict[str, float] = {}  # page -> when its submit returned
             lock = threading.Lock()
 
@@ -167,6 +183,7 @@ def main() -> int:
                     break
                 time.sleep(0.05)
             load_after = os.getloadavg()
+            cpu = cpu_seconds(service.process.pid) - cpu_before
             busiest = others({os.getpid(), service.process.pid, *descendants(service.process.pid)})
             own_peak, tree_peak = service.vm_hwm_kib(), service.peak_pss
         finally:
@@ -186,6 +203,11 @@ def main() -> int:
             f"{tree_peak / 1024:.0f} MiB with its sandboxes (peak Pss, sampled every 0.2 s)"
         )
         print(f"drained in {max(arrived.values(), default=burst) - burst:.1f} s after the burst began")
+        cores = os.cpu_count() or 1
+        print(
+            f"CPU time of the service and its sandboxes: {cpu:.1f} s ({cpu / max(len(arrived), 1):.2f} s a "
+            f"submission): on {cores} idle cores the burst cannot drain in less than {cpu / cores:.1f} s"
+        )
         print(
             f"meanwhile on this machine: load average {load_before[0]:.1f} before, {load_after[0]:.1f} after "
             f"({os.cpu_count()} CPUs); busiest other processes:"

@@ -4,16 +4,16 @@ One place for the figures the ways in share (an exchange folder, an LMS zip's en
 grader's file): a notebook is at most ``MAX_NOTEBOOK_BYTES`` (the course's exercises weigh about
 100 kB), its JSON nests at most ``MAX_DEPTH`` levels (a notebook's own structure is under ten;
 widget state adds a few) and holds at most ``MAX_CONTAINERS`` objects and arrays (an exercise holds
-a few thousand). Both are counted on the bytes, outside strings, with numpy, before ``json`` sees
-them: Python's parser recurses once per level (a file of a million ``[`` would end in
-``RecursionError``), and 16 MiB of ``{},`` parse into 5.6 million dicts, 430 MB; here each is one
-problem line, and what one parse may hold stays near 200 MB (short strings are then the densest).
+a few thousand). Both are counted on the bytes, outside strings, with numpy, a megabyte at a time,
+before ``json`` sees them: Python's parser recurses once per level (a file of a million ``[``
+would end in ``RecursionError``), and 16 MiB of ``{},`` parse into 5.6 million dicts (400 MiB);
+here each is one problem line. What a check adds to the process's peak is then at most about
+260 MiB (16 MiB of short strings, the densest JSON that passes; ``tests/scripts/benchmark_zip_bounds.py``).
 """
 
 from __future__ import annotations
 
 import json
-import re
 
 import numpy as np
 
@@ -31,20 +31,33 @@ MAX_NOTEBOOK_BYTES = 16 * 1024**2
 MAX_DEPTH = 64
 MAX_CONTAINERS = 200_000
 
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_OPEN, _CLOSE = frozenset(b"[{"), frozenset(b"]}")
-_OTHERS = bytes(b for b in range(256) if b not in _OPEN | _CLOSE)
+_CHUNK = 1 << 20  # bytes looked at together: a few MB of arrays at a time, whatever the file
 
 
 def json_shape(data: bytes) -> tuple[int, int]:
-    """``(deepest nesting, number of objects and arrays)`` of ``data`` outside JSON strings (linear
-    time, no recursion)."""
-    brackets = _STRING.sub(b"", data).translate(None, _OTHERS)
-    if not brackets:
-        return 0, 0
-    opens = np.isin(np.frombuffer(brackets, dtype=np.uint8), np.frombuffer(bytes(_OPEN), dtype=np.uint8))
-    depth = np.cumsum(np.where(opens, 1, -1), dtype=np.int64)
-    return int(depth.max()), int(np.count_nonzero(opens))
+    """``(deepest nesting, number of objects and arrays)`` of ``data`` outside JSON strings, in
+    linear time, without recursion, and in a few MB of memory whatever ``data`` holds: chunk by
+    chunk, carrying whether a string is open, how many backslashes end the chunk, and the depth."""
+    depth = deepest = containers = inside = run = 0
+    for start in range(0, len(data), _CHUNK):
+        chunk = np.frombuffer(data, dtype=np.uint8, count=min(_CHUNK, len(data) - start), offset=start)
+        at = np.arange(len(chunk), dtype=np.int32)
+        last = np.maximum.accumulate(np.where(chunk == 92, np.int32(-1), at))  # the last byte that is no \\
+        before = np.empty(len(chunk), dtype=np.int32)  # backslashes right before each byte
+        before[0] = run
+        before[1:] = np.where(last[:-1] >= 0, at[:-1] - last[:-1], at[1:] + run)
+        quotes = (chunk == 34) & ((before & 1) == 0)  # a quote no backslash escapes opens or closes a string
+        outside = ((inside + np.cumsum(quotes, dtype=np.int32)) & 1) == 0
+        opens = ((chunk == 91) | (chunk == 123)) & outside  # [ {
+        closes = ((chunk == 93) | (chunk == 125)) & outside  # ] }
+        steps = np.flatnonzero(opens | closes)
+        if steps.size:
+            levels = depth + np.cumsum(np.where(opens[steps], 1, -1), dtype=np.int64)
+            deepest, depth = max(deepest, int(levels.max())), int(levels[-1])
+        containers += int(np.count_nonzero(opens))
+        inside = 0 if outside[-1] else 1
+        run = int(len(chunk) - 1 - last[-1]) if last[-1] >= 0 else run + len(chunk)
+    return deepest, containers
 
 
 def json_depth(data: bytes) -> int:

@@ -4,6 +4,7 @@ on, ``submission_secret.txt`` (what ``release_feedback`` hashes to name the lear
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,15 +42,17 @@ def submission_timestamp(folder: Path) -> tuple[datetime | None, str]:
     (``(None, "")`` when there is no ``timestamp.txt``: never late).
 
     A ``timestamp.txt`` that is there but cannot be read as a time (another form, a zone that is a
-    path, a year outside 1970-2199, bytes that are not text) proves no time: it is taken as now,
+    path, a year outside 1970-2199, a folder or a link in its place) proves no time: it is taken as now,
     the latest it can be (a submission is never made after it is graded), and said. So an
     unreadable time is never "on time" while an honest late learner pays a penalty, and every
     time the store compares is an ordinary naive UTC ``datetime``.
     """
     text = read_small(folder, TIMESTAMP)
-    if text is None:
+    if text is None and not os.path.lexists(folder / TIMESTAMP):
         return None, ""
     try:
+        if text is None:  # there, and no regular file: a folder, a link, a FIFO
+            raise ValueError("not a regular file")
         if not _TIMESTAMP.fullmatch(text):
             raise ValueError("not a time as nbgrader submit writes it")
         when = parse_utc(text)

@@ -42,7 +42,7 @@ from pathlib import Path, PurePosixPath
 
 from ..names import UnsafeId, check_id, terminal
 from .bounds import MAX_NOTEBOOK_BYTES, json_problem
-from .roster import Roster, read_roster, split_name
+from .roster import Roster, platform_id, read_roster, split_name
 
 __all__ = ["Limits", "Unpacked", "Roster", "read_roster", "split_name", "unpack_lms_zip"]
 
@@ -74,6 +74,7 @@ class Unpacked:
 # Canvas's "lastfirst" is lower-case letters and digits, of any script (a name may fold to nothing)
 _CANVAS = re.compile(r"(?P<name>[^\W_]*)_(?:(?P<late>LATE)_)?(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)")
 _MOODLE = re.compile(r"(?P<name>.+?)_(?P<pid>\d+)_assignsubmission_[a-z]+_(?P<file>.*)")
+_MOODLE_MARK = re.compile(r"_\d+_assignsubmission_[a-z]+_")
 _RESUBMITTED = re.compile(r"(?P<stem>.+?)(?:-(?P<n>\d+)| \((?P<p>\d+)\))?")
 
 
@@ -140,20 +141,31 @@ class _Learner:
 
 
 def _learner_of(entry: str) -> _Learner | str:
-    """Who wrote an entry, as the platform named it, or why it cannot be told."""
+    """Who wrote an entry, as the platform named it, or why it cannot be told. Moodle writes the
+    learner's full name before the id, and a learner may choose their name: a name that holds
+    Moodle's pattern twice could be read as either participant, so it is refused, never guessed."""
     parts = [p for p in entry.replace("\\", "/").split("/") if p]
     name = parts[-1] if parts else entry
     for folder in parts[:-1]:  # the outermost Moodle folder: Moodle made it; what is inside is the learner's
-        found = _MOODLE.fullmatch(folder)
-        if found and not found.group("file"):
-            return _Learner("moodle", found.group("pid"), found.group("name"), name)
+        if _MOODLE_MARK.search(folder):
+            if len(_MOODLE_MARK.findall(folder)) > 1:
+                return "a Moodle folder name that names two participants: who wrote it cannot be told"
+            found = _MOODLE.fullmatch(folder)
+            if found and not found.group("file"):
+                return _Learner("moodle", platform_id(found.group("pid")), found.group("name"), name)
     moodle = _MOODLE.fullmatch(name)
     if moodle and moodle.group("file"):  # flattened: "<Full Name>_<id>_assignsubmission_file_<file>"
-        return _Learner("moodle", moodle.group("pid"), moodle.group("name"), moodle.group("file"))
+        if len(_MOODLE_MARK.findall(name)) > 1:
+            return "a Moodle file name that names two participants: who wrote it cannot be told"
+        return _Learner("moodle", platform_id(moodle.group("pid")), moodle.group("name"), moodle.group("file"))
     canvas = _CANVAS.fullmatch(name)
     if canvas:
         return _Learner(
-            "canvas", canvas.group("uid"), canvas.group("name"), canvas.group("file"), bool(canvas.group("late"))
+            "canvas",
+            platform_id(canvas.group("uid")),
+            canvas.group("name"),
+            canvas.group("file"),
+            bool(canvas.group("late")),
         )
     return "not named as Canvas or Moodle name submission files"
 
@@ -191,8 +203,19 @@ def unpack_lms_zip(
 
     Raises:
         zipfile.BadZipFile: the file is not a zip at all.
+        ValueError: its end record states more than ``limits.entries`` entries (read before any
+            entry is: zipfile would hold them all in memory).
     """
     unpacked = Unpacked()
+    # what its end record states, before zipfile reads (and holds) every entry of the central directory:
+    # the count, and the directory's size, which bounds how many entries zipfile would really read
+    with open(zip_path, "rb") as f:
+        end = zipfile._EndRecData(f)
+    if end and (end[zipfile._ECD_ENTRIES_TOTAL] > limits.entries or end[zipfile._ECD_SIZE] > limits.entries * 1024):
+        raise ValueError(
+            f"{zip_path} holds {end[zipfile._ECD_ENTRIES_TOTAL]} entries in a directory of {end[zipfile._ECD_SIZE]} "
+            f"bytes, more than {limits.entries} entries: split the download"
+        )
     with zipfile.ZipFile(zip_path) as zf:
         infos = zf.infolist()
         if len(infos) > limits.entries:

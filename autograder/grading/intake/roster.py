@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..names import UnsafeId, check_id, gradebook_name, terminal
 
-__all__ = ["Roster", "read_roster", "split_name", "fold", "MAX_ROWS"]
+__all__ = ["Roster", "read_roster", "split_name", "fold", "platform_id", "MAX_ROWS"]
 
 MAX_ROWS = 100_000  # rows read from a roster (a class, not a census); more are one problem line
 _MAX_BYTES = 64 * 1024**2  # a roster file larger than this is refused before it is read
@@ -92,6 +92,20 @@ class Roster:
         return student, "" if student else "is not in the roster"
 
 
+def platform_id(text: str) -> str:
+    """A Canvas or Moodle id as a roster may hold it, as the zip writes it: ``"Participant 201"``
+    (Moodle's worksheet, in any language) and a spreadsheet's ``"201.0"`` or ``"2.01E+02"`` are
+    ``"201"``; "" for none."""
+    text = text.strip()
+    if found := re.fullmatch(r"\D*?(\d+)", text):  # "Participant 201", "Teilnehmer/in 201"
+        return str(int(found.group(1)))
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    return str(int(number)) if number.is_integer() and number >= 0 else text
+
+
 def _said(key: tuple[str, str]) -> str:
     kind, value = key
     what = {"canvas": "Canvas user id", "moodle": "Moodle participant id", "name": "the name"}[kind]
@@ -118,31 +132,59 @@ def read_roster(path: Path) -> Roster:
     """
     if Path(path).stat().st_size > _MAX_BYTES:
         raise ValueError(f"{path}: larger than {_MAX_BYTES // 1024**2} MiB, not a roster")
-    roster = Roster()
-    with open(path, newline="", encoding="utf-8-sig", errors="replace") as f:
-        reader = csv.DictReader(f)
-        fields = {str(c).strip() for c in reader.fieldnames or []}
-        columns = _columns(fields)
-        if columns["student"] not in fields:
-            raise ValueError(f"{path}: a roster needs a student_id column (or is Canvas's gradebook export)")
-        seen: dict[str, tuple[str, str]] = {}  # student id: (what tells its row apart, how the row is said)
-        for number in range(2, MAX_ROWS + 2):
-            try:
-                raw = next(reader)
-            except StopIteration:
-                break
-            except csv.Error as error:  # a field past csv's limit, a stray quote: this row only
-                roster.problems.append(f"roster line {number}: not read ({error})")
-                continue
-            row = {str(k).strip(): v if isinstance(v, str) else "" for k, v in raw.items() if k is not None}
-            try:
-                _add_row(roster, row, columns, number, seen)
-            except UnsafeId as error:
-                roster.problems.append(f"roster line {number}: {error}")
-        else:
-            if next(reader, None) is not None:
-                roster.problems.append(f"{path}: more than {MAX_ROWS} rows; the rest is not read")
+    roster, lines = Roster(), _text_lines(Path(path))
+    reader = _reader(lines)
+    if reader is None:
+        raise ValueError(f"{path}: a roster needs a student_id column (or is Canvas's gradebook export)")
+    columns = _columns({str(c).strip() for c in reader.fieldnames or []})
+    seen: dict[str, tuple[str, str]] = {}  # student id: (what tells its row apart, how the row is said)
+    for number in range(2, MAX_ROWS + 2):
+        try:
+            raw = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as error:  # a field past csv's limit, a stray quote: this row only
+            roster.problems.append(f"roster line {number}: not read ({error})")
+            continue
+        row = {str(k).strip(): v if isinstance(v, str) else "" for k, v in raw.items() if k is not None}
+        try:
+            _add_row(roster, row, columns, number, seen)
+        except UnsafeId as error:
+            roster.problems.append(f"roster line {number}: {error}")
+    else:
+        try:
+            more = next(reader, None) is not None
+        except csv.Error:
+            more = True
+        if more:
+            roster.problems.append(f"{path}: more than {MAX_ROWS} rows; the rest is not read")
     return roster
+
+
+def _text_lines(path: Path) -> list[str]:
+    """The roster's lines as text: UTF-8 (with or without a byte-order mark), else Windows-1252 (what
+    Excel saves as "CSV" on Windows); a spreadsheet's ``sep=,`` first line left out."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("cp1252", errors="replace")
+    lines = text.splitlines(keepends=True)
+    return lines[1:] if lines and lines[0].strip().lower().startswith("sep=") else lines
+
+
+def _reader(lines: list[str]) -> csv.DictReader | None:
+    """A reader of ``lines`` with the delimiter (comma, semicolon or tab: a spreadsheet's locale
+    decides) whose header names a student id column; None when none does."""
+    for delimiter in (",", ";", "\t"):
+        reader = csv.DictReader(iter(lines), delimiter=delimiter)
+        try:
+            fields = {str(c).strip() for c in reader.fieldnames or []}
+        except csv.Error:
+            continue
+        if _columns(fields)["student"] in fields:
+            return reader
+    return None
 
 
 def _add_row(roster: Roster, row: dict, columns: dict, number: int, seen: dict[str, tuple[str, str]]) -> None:
@@ -160,7 +202,7 @@ def _add_row(roster: Roster, row: dict, columns: dict, number: int, seen: dict[s
         roster.ambiguous.setdefault(("student", student), [seen[student][1]]).append(said)
     seen.setdefault(student, (_identity(row, columns), said))
     for platform in ("canvas", "moodle"):
-        uid = re.sub(r"^Participant\s*", "", row.get(columns[platform] or "", "").strip())
+        uid = platform_id(row.get(columns[platform] or "", ""))
         if uid:
             roster.add((platform, uid), student, said)
             roster.ids.setdefault(student, set()).add(platform)
@@ -169,8 +211,10 @@ def _add_row(roster: Roster, row: dict, columns: dict, number: int, seen: dict[s
             last, _, first = name.partition(",")
             roster.add(("name", fold(last + first)), student, said)
             roster.add(("name", fold(first + last)), student, said)
-        else:
+        else:  # "First Last": Moodle writes it so, Canvas as "lastfirst" (its sortable name)
+            first, _, last = " ".join(name.split()).rpartition(" ")
             roster.add(("name", fold(name)), student, said)
+            roster.add(("name", fold(last + first)), student, said)
         roster.names.setdefault(student, split_name(name))
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import stat
 import time
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ __all__ = [
     "read_submission",
 ]
 
+_QUOTED_CAUSE = re.compile(r"(?m)^(\s*)\[cause:")
 MAX_MESSAGE = 2_000  # characters of a question's message kept (page, gradebook comment)
 
 
@@ -310,7 +312,8 @@ def judge_run(prepared: Prepared, run, stops: dict[int, str], expected: dict[str
             # the key is the grader's own (a field it fills), never read back out of the message's text
             q.cause = NOT_ANSWERED if message and q.grade_id in prepared.blank else getattr(message, "cause", "")
             # it may quote what the learner's code made (a dict's keys, an error): plain text, bounded
-            q.message = shown_plain(str(message))
+            # a "[cause: ...]" line in it is the learner's text, never read as the line the store adds
+            q.message = _QUOTED_CAUSE.sub(r"\1[quoted cause:", shown_plain(str(message)))
             if len(q.message) > MAX_MESSAGE:
                 q.message = q.message[:MAX_MESSAGE] + " ... (message cut)"
     result.notebook = prepared.graded

@@ -252,7 +252,7 @@ def check_exercises(
         sandbox = Sandbox(limits, False, extras_for(c.source for nb in sources.values() for c in nb.cells))
     try:
         sandbox.ready()
-        seconds["fork server"] = time.monotonic() - started
+        seconds["waiting for the fork server"] = time.monotonic() - started
         if hidden:
             started = time.monotonic()
             expected = _references(course, mine, exercises, sandbox, limits)

@@ -31,6 +31,7 @@ import shutil
 import sys
 import threading
 import time
+from collections import Counter
 from datetime import UTC
 from pathlib import Path
 
@@ -52,6 +53,10 @@ from .settings import Rules, exchange_of
 __all__ = ["Service"]
 
 _MESSAGE = 300  # characters of a failed question's message kept for the learner's page
+WAITING = 16  # submissions of one learner queued at most; later ones wait in the exchange
+# submissions taken in one turn per grading thread: each is handed out as soon as it is recorded, so
+# a turn of many keeps the sandboxes busy without delaying the first ones
+_TURN = 8
 
 
 def summary(result) -> dict:
@@ -116,6 +121,7 @@ class Service:
         extras = extras_for(cell.source for _, nb in self.sources.values() for cell in nb.cells)
         self.grader = WarmGrader(self.sources, jobs, limits, sandboxed, extras, references, progress=False)
         self._dirty = False
+        self._open: Store | None = None
 
     # -- life ----------------------------------------------------------------------------------
 
@@ -124,9 +130,10 @@ class Service:
         of the assignments released in the exchange (their references), and reconcile what an
         earlier life of the service left."""
         self.grader.launch(self.grader.workers)
-        with self._store() as store:
-            for assignment, (name, source) in self.sources.items():
-                store.prepare(assignment, name, source)
+        store = self._store()
+        for assignment, (name, source) in self.sources.items():
+            store.prepare(assignment, name, source)
+        self._let_go()
         outbound = self.exchange.root / self.exchange.course_id / "outbound"
         released = [a for a in self.sources if (outbound / a).is_dir()]
         self._warm_references(released)
@@ -161,6 +168,7 @@ class Service:
         saving.write(saving.document(entries), path)
 
     def close(self) -> None:
+        self._let_go()
         self.grader.close()
         self.queue.close()
 
@@ -172,6 +180,7 @@ class Service:
                 busy = self.step()
             except Exception as error:  # noqa: BLE001 -- the queue keeps the work: log, wait, go on
                 self.log(f"error: {type(error).__name__}: {terminal(str(error))[:500]}; trying again in 5 s")
+                self._let_go()
                 busy = False
                 stop.wait(5)
             if not busy:
@@ -185,6 +194,7 @@ class Service:
         if not batch and not self.restores:
             if self._dirty:
                 self._write_views()
+            self._let_go()  # idle: the gradebook is free for the instructor's commands
             return False
         try:
             self._grade(batch)
@@ -196,9 +206,16 @@ class Service:
     # -- 1. receive ------------------------------------------------------------------------------
 
     def receive(self) -> int:
-        """Take every new complete submission into the queue; how many were taken."""
+        """Take every new complete submission into the queue; how many were taken. A learner with
+        :data:`WAITING` submissions queued has the next ones left in the exchange until some are
+        graded (their time is the kernel's, not the receipt's: waiting costs them nothing), so one
+        learner's flood of submissions holds a bounded share of the service's disk and queue."""
         count = 0
+        waiting = Counter(a.student for a in self.queue.queued())
         for entry in inbound.scan(self.exchange.inbound, self.known, self.sources):
+            if not entry.problem and waiting[entry.student] >= WAITING:
+                continue  # seen again at a later turn
+            waiting[entry.student] += 1
             folder = self.exchange.inbound / entry.name
             key = inbound.attempt_id(entry.name)
             problem = entry.problem or (inbound.owner_problem(folder, entry.student) if self.check_owner else "")
@@ -239,7 +256,7 @@ class Service:
                 continue
             busy.add(key)
             batch.append(attempt)
-            if len(batch) >= 2 * self.grader.workers:
+            if len(batch) >= _TURN * self.grader.workers:
                 break
         return batch
 
@@ -272,30 +289,32 @@ class Service:
         jobs: dict[tuple[str, str], tuple[str, Attempt | None]] = {}
         for attempt in batch:
             jobs[(attempt.student, attempt.assignment)] = (attempt.id, attempt)
-        restores = dict(self.restores)
+        restores, self.restores = self.restores, {}
         for key, attempt_id in restores.items():
             jobs.setdefault(key, (attempt_id, None))
-        for (student, assignment), (attempt_id, _) in jobs.items():
-            self._collect(attempt_id, student, assignment)
-        todo = [submission_in(self.submitted, s, a, self.sources) for s, a in jobs]
-        results: dict[tuple[str, str], dict] = {}
-        notes: list[str] = []
-        with self._store() as store:
+        graded, notes = [0], []
+
+        def recorded(result) -> None:  # each one handed out as soon as the gradebook holds it
+            key = (result.student_id, result.assignment_id)
+            self._hand_out(key, *jobs[key], summary(result))
+            graded[0] += 1
+
+        try:
+            for (student, assignment), (attempt_id, _) in jobs.items():
+                self._collect(attempt_id, student, assignment)
+            todo = [submission_in(self.submitted, s, a, self.sources) for s, a in jobs]
+            store = self._store()  # open while there is work
             for assignment in {a for _, a in jobs}:
                 due = store.duedate(assignment)
                 self.dues[assignment] = due.replace(tzinfo=UTC).timestamp() if due else None
-            self.grader.grade_into(
-                store, self.submitted, self.out, todo, self.course, {}, notes,
-                recorded=lambda r: results.__setitem__((r.student_id, r.assignment_id), summary(r)),
-            )  # fmt: skip
-        self._dirty = True
-        for key in restores:
-            if self.restores.get(key) == restores[key]:
-                del self.restores[key]
-        for key, (attempt_id, attempt) in jobs.items():
-            if key in results:
-                self._hand_out(key, attempt_id, attempt, results[key])
-        self.log(f"graded {len(results)} in {time.monotonic() - started:.2f} s" + "".join(f"; {n}" for n in notes))
+            self.grader.grade_into(store, self.submitted, self.out, todo, self.course, {}, notes, recorded)
+        except BaseException:
+            for key, attempt_id in restores.items():  # not done: they wait for the next turn
+                self.restores.setdefault(key, attempt_id)
+            raise
+        finally:
+            self._dirty = True
+        self.log(f"graded {graded[0]} in {time.monotonic() - started:.2f} s" + "".join(f"; {n}" for n in notes))
 
     def _hand_out(self, key, attempt_id: str, attempt: Attempt | None, result: dict) -> None:
         student, assignment = key
@@ -364,14 +383,26 @@ class Service:
     # -- the gradebook -----------------------------------------------------------------------------
 
     def _store(self) -> Store:
-        """The course's gradebook, opened for one turn: between turns an instructor's ``grade`` or
-        ``extension`` may take it (a SQLite gradebook has one writer at a time)."""
-        return Store(self.db_url, self.config)
+        """The course's gradebook, open while there is work and let go at the first idle turn: a
+        SQLite gradebook has one writer at a time, and between bursts an instructor's ``grade`` or
+        ``extension`` may take it. (Opened once per burst, not per turn: each opening compiles
+        nbgrader's queries again, a third of a turn's time.)
+
+        Raises:
+            StoreBusy: an instructor's command holds it now (the turn is tried again).
+        """
+        if self._open is None:
+            self._open = Store(self.db_url, self.config)
+        return self._open
+
+    def _let_go(self) -> None:
+        if self._open is not None:
+            store, self._open = self._open, None
+            store.close()
 
     def _write_views(self) -> None:
         try:
-            with self._store() as store:
-                write_csv(self.out / "grades.csv", CSV_COLUMNS, grade_rows(store))
+            write_csv(self.out / "grades.csv", CSV_COLUMNS, grade_rows(self._store()))
             self._dirty = False
         except StoreBusy:
             pass

@@ -91,3 +91,17 @@ def test_a_timestamp_that_cannot_be_read_is_the_latest_it_can_be(tmp_path):
         when, problem = read(text)
         assert abs((when - datetime.now(UTC).replace(tzinfo=None)).total_seconds()) < 60, text
         assert problem.startswith("unreadable timestamp.txt") and "latest it can be" in problem, text
+
+
+def test_a_timestamp_that_is_a_folder_or_a_link_is_never_on_time(tmp_path):
+    """A learner who replaced their inbound timestamp.txt with a folder or a link: is the time
+    unreadable (taken as now), not absent (never late)?"""
+    from autograder.grading.intake.exchange import submission_timestamp
+
+    (tmp_path / "a" / "timestamp.txt").mkdir(parents=True)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "timestamp.txt").symlink_to(tmp_path / "elsewhere.txt")
+    for folder in ("a", "b"):
+        when, problem = submission_timestamp(tmp_path / folder)
+        assert when is not None and problem.startswith("unreadable timestamp.txt"), folder
+    assert submission_timestamp(tmp_path) == (None, "")  # none there: never late, as nbgrader reads it

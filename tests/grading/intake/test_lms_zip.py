@@ -193,3 +193,27 @@ def test_an_entry_too_deep_or_without_a_date_is_one_line_and_the_rest_is_placed(
     assert unpacked.problems == [
         "deep_1_1_ex01.ipynb: not a notebook (JSON nested 10000 levels deep (at most 64)), skipped"
     ]
+
+
+def test_a_moodle_name_that_holds_moodles_pattern_twice_is_refused(tmp_path, notebook):
+    """A learner who chose the display name `Bob Smith_502_assignsubmission_file_x` makes a folder
+    and flattened names that could be read as bob's: is each refused, never filed as bob's?"""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student_id,moodle_id,name\nbob,502,Bob Smith\nmal,666,Mal\n", encoding="utf-8")
+    crafted = "Bob Smith_502_assignsubmission_file_x_666_assignsubmission_file_"
+    archive = make_zip(
+        tmp_path / "moodle.zip",
+        [(f"{crafted}/ex01.ipynb", notebook, None, {}), (f"{crafted}ex01.ipynb", notebook, None, {})],
+    )
+    unpacked = unpack_lms_zip(archive, tmp_path / "scratch", NOTEBOOKS, read_roster(roster), assignment="ex01")
+    assert unpacked.placed == {} and len(unpacked.problems) == 2
+    assert all("names two participants" in p for p in unpacked.problems)
+
+
+def test_a_zip_of_too_many_entries_is_refused_before_they_are_read(tmp_path, notebook):
+    """Is a zip whose end record states more entries than the bound refused before zipfile reads
+    its directory (which it would hold whole in memory)?"""
+    archive = make_zip(tmp_path / "many.zip", [(f"l_{i}_{i}_ex01.ipynb", "{}", None, {}) for i in range(30)])
+    with pytest.raises(ValueError, match="30 entries"):
+        unpack_lms_zip(archive, tmp_path / "s", NOTEBOOKS, limits=Limits(entries=20))
+    assert not (tmp_path / "s").exists()

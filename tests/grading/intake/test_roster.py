@@ -64,3 +64,32 @@ def test_names_reach_the_gradebook_without_commas_quotes_or_formulas(tmp_path):
     assert roster.names["eve"] == ("Eve eve@uni.edu 8.0", "Jones")
     assert not any(p.startswith(("=", "+", "@", "-")) for p in roster.names["mal"])
     assert all("," not in p and '"' not in p for name in roster.names.values() for p in name)
+
+
+def test_an_instructors_spreadsheet_ids_and_names_find_their_learners(tmp_path):
+    """Messy data: ids a spreadsheet turned into numbers (`201.0`, `2.01E+02`), Moodle's worksheet in
+    another language, and a plain `First Last` name against Canvas's `lastfirst`: each still finds its row?"""
+    from autograder.grading.intake.roster import platform_id
+
+    assert [platform_id(t) for t in ("201.0", "2.01E+02", " Participant 201 ", "Teilnehmer/in 201", "")] == [
+        "201",
+        "201",
+        "201",
+        "201",
+        "",
+    ]
+    roster = roster_of(tmp_path, "student_id,canvas_id,name\nada,101.0,Ada Lovelace\ngrace,,Grace Brewster Hopper\n")
+    assert roster.find("canvas", "101", "lovelaceada") == ("ada", "")
+    assert roster.find("canvas", "102", "hoppergracebrewster") == ("grace", "")
+
+
+def test_a_roster_saved_by_a_spreadsheet_in_another_locale_is_read(tmp_path):
+    """Messy data: Excel's `sep=;` first line, semicolons, Windows-1252 bytes: are the rows read,
+    accented names matching the zip's?"""
+    path = tmp_path / "roster.csv"
+    path.write_bytes(
+        "sep=;\r\nstudent_id;canvas_id;name\r\njose;;José Ruiz\r\nada;101;Ada Lovelace\r\n".encode("cp1252")
+    )
+    roster = read_roster(path)
+    assert roster.find("moodle", "503", "José Ruiz") == ("jose", "")
+    assert roster.find("canvas", "101", "") == ("ada", "") and roster.problems == []

@@ -131,6 +131,26 @@ def test_a_canvas_roster_gives_canvass_ids_and_assignment_columns(graded_store, 
     assert len(notes) == 1 and "is not in canvas-export.csv" in notes[0] and "\x1b" not in notes[0]
 
 
+def test_an_id_the_canvas_roster_gives_two_people_matches_neither(graded_store, tmp_path, capsys):
+    """An instructor's messy export: bob's login is also another learner's Canvas ID, and ann is
+    listed twice under two names. Is neither filled from a guess (their rows carry no Canvas id),
+    with one line each naming both rows?"""
+    out, url = graded_store
+    roster = tmp_path / "canvas-export.csv"
+    roster.write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section\n"
+        '"Lovelace, Ada",101,S-1,ann,A\n"Other, Ann",103,S-3,ann,A\n'
+        '"Bobbs, Bob",102,S-2,bob,B\n"Someone, Else",bob,S-9,else,B\n',
+        encoding="utf-8",
+    )
+    assert main(["export", "--out", str(out), "--db", url, "--canvas-roster", str(roster)]) == 0
+    rows = {row[3]: row for row in parsed(out / "canvas.csv")[2:]}
+    assert rows["ann"][1:3] == ["", ""] and rows["bob"][1:3] == ["", ""]
+    notes = [line for line in capsys.readouterr().out.splitlines() if "matches different people" in line]
+    assert len(notes) == 2 and "Lovelace, Ada" in notes[0] and "Other, Ann" in notes[0]
+    assert "Bobbs, Bob" in notes[1] and "Someone, Else" in notes[1]
+
+
 def test_an_export_without_a_gradebook_says_so(tmp_path, capsys):
     assert main(["export", "--out", str(tmp_path / "nothing")]) == 2
     assert "no gradebook at" in capsys.readouterr().err

@@ -607,6 +607,9 @@ def course_copy(destination: Path) -> Path:
     return destination
 
 
+COURSE_LAB_ROOT: dict[str, Path] = {}  # the folder the course_lab fixture serves (its copy of the course)
+
+
 @pytest.fixture(scope="module")
 def course_lab(tmp_path_factory):
     """`./course lab --no-browser --port PORT` in a copy of the course, as a learner types it (one
@@ -615,6 +618,7 @@ def course_lab(tmp_path_factory):
     settings, as on a learner's first day. Yields the URL the command printed."""
     tmp = tmp_path_factory.mktemp("course-lab")
     root = course_copy(tmp / "course")
+    COURSE_LAB_ROOT["root"] = root
     env = {**fresh_jupyter_env(os.environ, tmp), "PYTHONPATH": str(root)}
     with course_lab_server(root, env, ARTIFACTS / "course-lab.log", "--LabApp.expose_app_in_browser=True") as url:
         yield url
@@ -768,6 +772,54 @@ def test_learner_first_hour_through_course_lab(course_lab, browser):
         assert not problems, "\n".join(problems)
     finally:
         page.close()
+
+
+def test_the_start_page_shows_where_the_learner_stands_from_the_progress_record(course_lab, browser):
+    """After `python -m autograder progress` checked exercise 1 in the learner's folder (as released:
+    nothing answered), does the start page's last cell, when run, show its questions from
+    the record (not answered yet, 0 of its points) and the rest not checked yet, with no serious
+    WCAG violation in the table (axe-core)? (Screenshot: test-artifacts/browser/learner-progress.png.)"""
+    from tests.accessibility import audit
+
+    root = COURSE_LAB_ROOT["root"]
+    command = ["progress", "--course", str(root), "--exercise", EXERCISE, "--visible-only"]
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", *command],
+        capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(root)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    page = browser.new_page()
+    try:
+        page.goto(course_lab)
+        page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.shell)", timeout=120_000)
+        page.evaluate("async () => { await window.jupyterapp.restored; }")
+        _opened(page, START_PAGE)
+        cells = page.evaluate(CELLS)
+        last = max(c["index"] for c in cells if c["type"] == "code")
+        assert "check.progress()" in cells[last]["source"], "the start page's last code cell is not the progress table"
+        # run it as the Run menu does (its cell may be out of view, where a key press would not reach it)
+        page.evaluate(
+            "async (i) => { const w = window.jupyterapp.shell.currentWidget; w.content.activeCellIndex = i;"
+            " await w.content.scrollToItem(i); await window.jupyterapp.commands.execute('notebook:run-cell'); }",
+            last,
+        )
+        page.wait_for_function(
+            "(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.outputs.length > 0",
+            arg=last,
+            timeout=180_000,
+        )
+        page.wait_for_timeout(500)
+        shown = page.evaluate(RENDERED)[last]["text"]
+        _current(page)
+        page.locator("[data-course-current] .jp-Notebook .jp-Cell").nth(last).scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "learner-progress.png"))
+        serious, _ = audit(page, "progress table", {"include": [[part] for part in COURSE_PARTS]})
+    finally:
+        page.close()
+    assert "Exercise 1: the graph is built as the code runs: 0 of 8 points" in shown, shown
+    assert "Question 1" in shown and "not answered yet" in shown, shown
+    assert "Exercise 2: leaf and non-leaf tensors: 3 questions, 8 points: not checked yet" in shown, shown
+    assert serious == [], serious
 
 
 # A lesson's "Going deeper" heading cell (tests/test_going_deeper.py) and the cells it folds.

@@ -1,10 +1,12 @@
 """Why a ``.grad`` read as None is None, from the tensor itself: the failing frame of the learner's
 traceback holds it (``W.grad.zero_()``: is ``W`` a leaf, does it require grad, which module's
-parameter is it), so the explainer names the one cause it sees instead of every cause it knows."""
+parameter is it), so the explainer names the one cause it sees instead of every cause it knows; and whether
+the learner's code reset that gradient (``opt.zero_grad()``) after its last backward, before the failing line."""
 
 from __future__ import annotations
 
 import inspect
+import linecache
 import re
 
 __all__ = ["failing_frame", "grad_is_none_evidence"]
@@ -87,6 +89,17 @@ def grad_is_none_evidence(what: str, frame) -> dict:
             f"* 0.01 then .requires_grad_(), or wrap it in nn.Parameter); or call {name}.retain_grad() before "
             "backward() if you only want to look at it.",
         }
+    reset = _reset_before(tensor, frame)
+    if reset:
+        return {
+            "reset": reset,
+            "why": f"{name} is a leaf that requires grad, and `{reset}` ran before this line with no backward() "
+            f"after it; {name} is one of its parameters. zero_grad() sets .grad to None (set_to_none=True, the "
+            "default since PyTorch 2.0): there is no gradient tensor to zero or read until the next backward().",
+            "try_this": f"Let zero_grad() do the reset (a manual {name}.grad.zero_() after it is not needed); read "
+            f"or log a gradient after backward() and before zero_grad(), or guard the read with `if {name}.grad "
+            "is not None`. Pass set_to_none=False only where your code needs tensors of zeros.",
+        }
     param = _parameter_name(tensor, frame) if frame is not None else ""
     called = f" ({param} of a module)" if param and param != name else ""
     return {
@@ -98,3 +111,29 @@ def grad_is_none_evidence(what: str, frame) -> dict:
         f"{name} (a parameter of an unused module keeps .grad None: skip parameters whose .grad is None, or use "
         "the module; build tensors with torch.stack rather than torch.tensor to keep the graph).",
     }
+
+
+def _reset_before(tensor, frame) -> str:
+    """The learner's ``X.zero_grad(...)`` line (not ``set_to_none=False``) that ran in ``frame``'s code before
+    its failing line, with no ``backward(``/``autograd.grad(`` after it, where ``X`` (read in ``frame``) is an
+    optimizer or a module holding ``tensor``; "" where there is none or the code cannot be read."""
+    import torch
+
+    if frame is None:
+        return ""
+    code = frame.f_code
+    before = linecache.getlines(code.co_filename)[code.co_firstlineno - 1 : frame.f_lineno - 1]
+    found = ""
+    for line in (x.split("#")[0].strip() for x in before):
+        if re.search(r"\.backward\(|autograd\.grad\(", line):
+            found = ""
+        call = re.search(r"([A-Za-z_][\w.]*)\.zero_grad\(([^)]*)\)", line)
+        if call and "set_to_none=False" not in call.group(2).replace(" ", ""):
+            owner = _resolve(call.group(1), frame)
+            if isinstance(owner, torch.optim.Optimizer):
+                params = [p for group in owner.param_groups for p in group["params"]]
+            else:
+                params = list(owner.parameters()) if isinstance(owner, torch.nn.Module) else []
+            if any(p is tensor for p in params):
+                found = call.group(0)
+    return found

@@ -132,7 +132,8 @@ def _refine(kind, d, text, where, error):
         read = re.search(r"[\w.\]\[]*\.grad\b(?!_)|\bgrad_(?:input|output)\b", line)
         if not read:
             return "unknown", {}
-        return kind, {**d, "what": read.group(0), **grad_is_none_evidence(read.group(0), failing_frame(error))}
+        evidence = grad_is_none_evidence(read.group(0), failing_frame(error))
+        return "grad_reset" if "reset" in evidence else kind, {**d, "what": read.group(0), **evidence}
     elif kind == "name_not_defined":
         if d.get("name") in setup_names():
             return "setup_not_run", d

@@ -239,6 +239,16 @@ KINDS["grad_is_none"] = Kind(
     "{try_this}",
     ("TypeError", "AttributeError"),
 )
+# grad_is_none where the learner's code reset the gradient since the last backward (explain.grad_none tells it apart):
+# the graph may well have been built, so it must not be headed "never built".
+KINDS["grad_reset"] = Kind(
+    "usage",
+    "",
+    (_N[4], "Resetting"),
+    "The failing line reads {what}, and it is None. {why}",
+    "{try_this}",
+    ("TypeError", "AttributeError"),
+)
 # What grad_is_none says when the tensor could not be looked at (a paste; an expression with a call): every cause.
 GRAD_IS_NONE_CAUSES = (
     "A .grad stays None when one of these holds (check each): "

@@ -26,9 +26,10 @@ KINDS: dict[str, Kind] = {
         "DistributedDataParallel (or a collective such as dist.all_reduce) was called in a "
         "process that has not joined a process group: typically the notebook's own process, "
         "outside the function that every rank runs.",
-        "Put the DDP code in a function fn(rank, world_size, ...) and run it with "
-        "autograder.ranks.run_ranks(fn, world_size, ...), which joins each process to a gloo "
-        "group first (in a script: torch.distributed.init_process_group, started by torchrun).",
+        "In a script: call torch.distributed.init_process_group() before DDP, and start the "
+        "script with torchrun --nproc_per_node=N. In a notebook: put the DDP code in a function "
+        "fn(rank, world_size, ...) and run it with autograder.ranks.run_ranks(fn, world_size, ...), "
+        "which starts the processes and joins each to a gloo group first.",
         types=("ValueError", "RuntimeError"),
     ),
     "ddp_unused_parameters": Kind(

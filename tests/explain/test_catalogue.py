@@ -135,7 +135,7 @@ TRIGGERS = {
 
 def test_every_catalogued_kind_has_a_trigger():
     """Is every kind named from the catalogue raised by real code below?"""
-    assert set(catalogued.KINDS) - {"compile_requires_grad_output", "grad_is_none"} == set(TRIGGERS)
+    assert set(catalogued.KINDS) - {"compile_requires_grad_output", "grad_is_none", "grad_reset"} == set(TRIGGERS)
 
 
 @pytest.mark.parametrize("kind", TRIGGERS)
@@ -256,6 +256,53 @@ def test_grad_is_none_names_the_cause_it_sees_on_the_tensor_itself():
     assert "unused.weight of a module" in unused.cause and "not a leaf" not in unused.cause
     pasted = explain("".join(traceback.format_exception(_grad_of(_scaled_init))))
     assert pasted.kind == "grad_is_none" and "check each" in pasted.cause
+
+
+def _optimizer_reset_then_read():
+    model = nn.Linear(2, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    model(torch.ones(1, 2)).sum().backward()
+    opt.zero_grad()
+    for p in model.parameters():
+        p.grad.zero_()
+
+
+def _module_reset_then_log():
+    net = _TwoHeads()
+    net(torch.ones(1, 2)).sum().backward()
+    net.zero_grad()
+    return net.used.weight.grad.norm()
+
+
+def _reset_then_backward_then_unused():
+    net = _TwoHeads()
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    opt.zero_grad()
+    net(torch.ones(1, 2)).sum().backward()
+    return net.unused.weight.grad.norm()
+
+
+def _another_optimizer_reset():
+    net, other = _TwoHeads(), nn.Linear(2, 1)
+    opt = torch.optim.SGD(other.parameters(), lr=0.1)
+    opt.zero_grad()
+    return net.used.weight.grad.norm()
+
+
+def test_a_grad_reset_by_zero_grad_is_not_called_a_graph_never_built():
+    """Where the learner's code called zero_grad() on an optimizer or module that holds the tensor, after its
+    last backward and before the failing line, is the explanation the reset (grad_reset, headed as a usage
+    mistake, naming the zero_grad call), and not "the graph was never built"? And where a backward ran after
+    the reset, or the zero_grad() belongs to an optimizer without the tensor, is it the plain grad_is_none?"""
+    for make, call in ((_optimizer_reset_then_read, "opt.zero_grad()"), (_module_reset_then_log, "net.zero_grad()")):
+        e = explain(_grad_of(make))
+        assert (e.kind, e.family) == ("grad_reset", "usage"), (make.__name__, e.kind)
+        assert f"`{call}` ran before this line" in e.cause and "set_to_none=True" in e.cause
+        assert "never built" not in str(e) and "is not None" in e.fix
+    after = explain(_grad_of(_reset_then_backward_then_unused))
+    assert after.kind == "grad_is_none" and "unused.weight of a module" in after.cause
+    elsewhere = explain(_grad_of(_another_optimizer_reset))
+    assert elsewhere.kind == "grad_is_none" and "zero_grad()` ran" not in elsewhere.cause
 
 
 @pytest.mark.parametrize("kind", list(catalogued.KINDS))

@@ -53,7 +53,7 @@ def hub_problem() -> str | None:
     """Why a hub with real accounts cannot run here (None: it can)."""
     if os.geteuid() != 0:
         return "the hub tests make Linux accounts and start servers as them: they need root"
-    for tool in ("useradd", "userdel", "runuser"):
+    for tool in ("useradd", "userdel", "chpasswd", "runuser"):
         if shutil.which(tool) is None:
             return f"{tool} is missing"
     if shutil.which("configurable-http-proxy") is None:

@@ -110,6 +110,7 @@ def application(site: Site, prefix: str | None = None) -> web.Application:
     return web.Application(
         [
             (prefix, PageHandler, args),
+            (prefix.rstrip("/") or "/", web.RedirectHandler, {"url": prefix}),  # /services/grader, no slash
             (url_path_join(prefix, "api/attempts"), ApiHandler, args),
             (url_path_join(prefix, r"feedback/([0-9a-f]{1,64})"), FeedbackHandler, args),
             (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),

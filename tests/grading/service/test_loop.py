@@ -18,7 +18,9 @@ import pytest
 from nbgrader.utils import parse_utc
 
 from autograder.__main__ import main
+from autograder.grading.runs import saved_references as saving
 from autograder.grading.runs import warm
+from autograder.grading.runs.saved_references import SavedReferences
 from autograder.grading.service import loop, view
 from autograder.grading.service.loop import Service
 from autograder.grading.service.settings import Rules
@@ -212,3 +214,32 @@ def test_one_learners_flood_waits_in_the_exchange_not_in_the_service(course, mon
         rows = service.queue.of()
     assert len(rows) == 6 and {a.outcome for a in rows} == {"graded"}
     assert [a.number for a in rows if a.student == "eve"] == [1, 2, 3, 4, 5]
+
+
+def test_saved_references_are_used_and_a_restart_loads_its_own(course, monkeypatch):
+    """With ``--references`` (saved by the references command) the service runs no solution; without
+    them, a restarted service loads the references it saved itself instead of running the solution
+    again: is the solution run only once across both lives, and is grading the same?"""
+    runs = []
+    original = warm.solution_records
+    monkeypatch.setattr(warm, "solution_records", lambda *a: runs.append(1) or original(*a))
+    course.submit("ada", RIGHT)
+    with served(course) as service:
+        drain(service)
+    course.submit("ada", WRONG)
+    with served(course) as service:  # a second life: its own saved references
+        drain(service)
+        rows = service.queue.of("ada")
+    assert len(runs) == 1 and [a.score for a in rows] == [2.0, 0.0]
+    saved = course.root / "refs.json"
+    saving.write(saving.build(course.course / "source"), saved)
+    course.submit("bob", RIGHT)
+    service = Service(course.course, Rules(), jobs=1, check_owner=False, log=lambda line: None)
+    service.grader.saved = SavedReferences.load(saved, course.course / "source")
+    (course.course / "grading-service" / "references.json").unlink()
+    try:
+        service.start()
+        drain(service)
+        assert [a.score for a in service.queue.of("bob")] == [2.0] and len(runs) == 1
+    finally:
+        service.close()

@@ -24,6 +24,24 @@ c.CourseDirectory.release_directory = "exercises"
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(here, "gradebook.db")
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
 
+# The course's id: the exchange's commands (release_assignment, fetch_assignment, submit, collect,
+# release_feedback) and formgrader's release and collect buttons name it. Write your course's here;
+# `--course ID` on a command overrides it.
+c.CourseDirectory.course_id = "torch101"
+# Late work scores 0 unless an extension covers it (python -m autograder extension). nbgrader's
+# default, "none", keeps a late submission's score; grade's table and the exports then say
+# "late (36 h, no penalty)". nbgrader's other choice: "zero"; or your own plugin class
+# (c.AssignLatePenalties.plugin_class).
+c.LateSubmissionPlugin.penalty_method = "zero"
+# The exchange, where release_assignment and collect meet the learners' fetch and submit: a hub's
+# configuration names it (/etc/jupyter/nbgrader_config.py), else nbgrader's default
+# /usr/local/share/nbgrader/exchange. An exchange/ folder here, when it exists, is used instead: a
+# term tried on one machine (the README's "A term with this course"; ignored by git), where every
+# sample learner is you, so collect's check that a submission's owner is its learner is off.
+if os.path.isdir(os.path.join(here, "exchange")):
+    c.Exchange.root = os.path.join(here, "exchange")
+    c.CollectApp.check_owner = False
+
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 
 # exercises/ is committed, and nbgrader skips an assignment whose release folder exists: it would

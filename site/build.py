@@ -44,6 +44,8 @@ sys.path.insert(0, str(REPO))  # this checkout's autograder package, whatever th
 
 from course_site import LAB_URL  # noqa: E402 (site/, this script's folder, is first on sys.path)
 
+from autograder.lessons import anchor_of_cell  # noqa: E402
+
 SITE = Path(__file__).resolve().parent
 OUT = REPO / "build" / "site"
 
@@ -180,17 +182,28 @@ def static_widgets(nb: nbformat.NotebookNode, relpath: str) -> int:
     return count
 
 
-_IPYNB_HREF = re.compile(r'(href=")([^"#:]+)\.ipynb(#[^"]*)?"')
+_IPYNB_HREF = re.compile(r'(href=")([^"#:]+)\.ipynb(?:#([^"]*))?"')
 
 
-def page_links(nb: nbformat.NotebookNode) -> None:
+def _page_href(found: re.Match, folder: Path) -> str:
+    """``X.ipynb#a`` -> ``X.html#a``; ``X.ipynb#cell-id=c`` (JupyterLab's form, which the explainer
+    writes) -> ``X.html#a``, ``a`` the heading of that cell in X (JupyterLab's heading ids are
+    section ids on the pages too: course_site.jupyter_anchors)."""
+    fragment = found[3] or ""
+    if fragment.startswith("cell-id="):
+        target = (folder / f"{found[2]}.ipynb").resolve()
+        fragment = (anchor_of_cell(target, fragment.removeprefix("cell-id=")) if target.is_file() else None) or ""
+    return f'{found[1]}{found[2]}.html{"#" + fragment if fragment else ""}"'
+
+
+def page_links(nb: nbformat.NotebookNode, folder: Path) -> None:
     """Point links in HTML outputs (the explainer's "Lesson:" links) at the pages instead of the
-    notebooks (``X.ipynb#a`` -> ``X.html#a``; Jupyter's heading anchors exist on the pages too)."""
+    notebooks (``_page_href``); ``folder``: the notebook's folder, which the links are relative to."""
     for cell in nb.cells:
         for out in cell.get("outputs", []):
             value = out.get("data", {}).get("text/html")
             if isinstance(value, str):
-                out["data"]["text/html"] = _IPYNB_HREF.sub(lambda m: f'{m[1]}{m[2]}.html{m[3] or ""}"', value)
+                out["data"]["text/html"] = _IPYNB_HREF.sub(lambda m: _page_href(m, folder), value)
 
 
 def with_banner(nb: nbformat.NotebookNode, relpath: str, kind: str) -> None:
@@ -302,7 +315,7 @@ def stage(staging: Path) -> dict[str, int]:
         nb = committed(path)
         original = copy.deepcopy(nb)
         widgets += static_widgets(nb, relpath)
-        page_links(nb)
+        page_links(nb, path.parent)
         with_banner(nb, relpath, "page" if path.name.startswith("00_") else "lesson")
         if path.name.startswith("00_"):
             toc = [

@@ -47,6 +47,16 @@ def course_lab(root: Path, env: dict, log_path: Path, *arguments: str) -> Iterat
     the server down through its API on exit. Fails the test, with the log's end, when the command
     exits or prints no URL within START_TIMEOUT seconds."""
     command = ["./course", "lab", *arguments, "--no-browser", f"--port={free_port()}", "--ServerApp.port_retries=0"]
+    with served(command, root, env, log_path) as url:
+        yield url
+
+
+@contextmanager
+def served(command: list[str], root: Path, env: dict, log_path: Path) -> Iterator[str]:
+    """Run ``command`` (one that starts a Jupyter server: ``./course lab ...``, or ``bash -c LINE``)
+    in ``root`` with ``env``, its output in ``log_path``; yield the first URL with a token that it
+    printed; shut the server down through its API on exit. Fails the test, with the log's end, when
+    the command exits or prints no URL within START_TIMEOUT seconds."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "w") as log:
         process = subprocess.Popen(

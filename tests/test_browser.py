@@ -37,6 +37,7 @@ import nbformat
 import pytest
 
 from autograder.grading.mistakes.ex01_graph import MISTAKES
+from autograder.lessons import anchor_of_cell
 from tests.course_lab import course_lab as course_lab_server
 from tests.course_lab import free_port, stop
 from tests.files import clone_files, fresh_jupyter_env
@@ -861,5 +862,79 @@ def test_a_lessons_going_deeper_section_opens_collapsed_and_a_click_expands_it(c
         page.wait_for_function(f"() => !({FOLD_STATE})({index}).body", timeout=10_000)
         page.screenshot(path=str(ARTIFACTS / "going-deeper-2-expanded.png"))
         assert page.evaluate(FOLD_STATE, index) == {"heading": False, "collapsed": False, "body": False}
+    finally:
+        page.close()
+
+
+# Whether the cell of nbformat id ``cell`` of the notebook in front is in the visible part of its
+# scrolling area (a cell far down a long notebook is put on the page only once scrolled to).
+CELL_SHOWN = """(cell) => {
+    const w = window.jupyterapp.shell.currentWidget, outer = w.node.querySelector('.jp-WindowedPanel-outer');
+    const c = w.content.widgets.find(c => c.model.id === cell);
+    if (!c || !c.node.isConnected) { return false; }
+    const box = c.node.getBoundingClientRect(), view = outer.getBoundingClientRect();
+    return box.top >= view.top - 1 && box.top < view.bottom - 40;
+}"""
+# Close every tab, unsaved or not, as a learner's later session starts from none of them.
+CLOSE_ALL = """() => { for (const w of Array.from(window.jupyterapp.shell.widgets('main'))) {
+    if (w.context) { w.context.model.dirty = false; } w.close(); } }"""
+
+
+def test_the_explainers_lesson_link_opens_the_lesson_at_its_section(course_lab, browser):
+    """In a notebook of the learner's own (my-work/), an autograd error's explanation links to the
+    lesson: does a click open the learner's copy of that lesson, not open before, at the section the
+    link names, its last one? (JupyterLab 4.6 applies a #heading-id or #heading=id fragment before
+    the lesson it opens has rendered its headings, so it stayed at the first cell; the link names
+    the heading's cell, #cell-id=..., which it finds at once: tried both in Chromium.)
+    (Screenshots: test-artifacts/browser/explainer-link-*.png.)"""
+    parts = urllib.parse.urlsplit(course_lab)
+    token = urllib.parse.parse_qs(parts.query)["token"][0]
+    path = f"{MINE}notebooks/first-try.ipynb"
+    error = "import torch\ntorch.ones(2).sum().backward()"  # lesson 1's last section: the graph was not built
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(error)])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    request = urllib.request.Request(
+        f"{parts.scheme}://{parts.netloc}/api/contents/{path}",
+        data=json.dumps({"type": "notebook", "content": notebook}).encode(),
+        method="PUT",
+        headers={"Authorization": f"token {token}", "Content-Type": "application/json"},
+    )
+    urllib.request.urlopen(request, timeout=30).close()
+    page = browser.new_page()
+    try:
+        page.goto(course_lab)
+        page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.shell)", timeout=120_000)
+        page.evaluate("async () => { await window.jupyterapp.restored; }")
+        _opened(page, START_PAGE)
+        page.evaluate(CLOSE_ALL)  # the lesson must not be open already: other tests open lesson 1
+        page.evaluate("async (path) => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }", path)
+        _opened(page, path)
+        _current(page)
+        _run(page, 0)
+        link = page.locator("[data-course-current] .autograder-explanation a")
+        link.wait_for(timeout=30_000)
+        target = f"{MINE}notebooks/01_dynamic_graph.ipynb"  # the learner's own copy, where they work
+        href = urllib.parse.urlsplit(link.get_attribute("href"))  # as JupyterLab rewrote it: /files/...
+        assert href.path.endswith(f"/files/{target}") and href.fragment.startswith("cell-id="), href
+        lesson = REPO / "notebooks" / "01_dynamic_graph.ipynb"
+        anchor = anchor_of_cell(lesson, href.fragment.removeprefix("cell-id="))  # the section it names
+        cells = nbformat.read(lesson, as_version=4).cells
+        assert anchor and anchor.startswith("10.-Pitfalls"), anchor
+        page.screenshot(path=str(ARTIFACTS / "explainer-link-1-error.png"))
+        cell = href.fragment.removeprefix("cell-id=")
+        link.click()
+        _opened(page, target)
+        shown = []
+        for _ in range(30):  # JupyterLab scrolls once the lesson's cells exist; it must stay there
+            shown.append(page.evaluate(CELL_SHOWN, cell))
+            if shown[-4:] == [True] * 4:
+                break
+            page.wait_for_timeout(500)
+        page.screenshot(path=str(ARTIFACTS / "explainer-link-2-lesson-section.png"))
+        assert shown[-4:] == [True] * 4, f"the lesson did not open at {anchor} (in view, every 0.5 s: {shown})"
+        height, seen, _ = page.evaluate(SCROLL_INFO)
+        assert len(cells) > 40 and height > 3 * seen, (
+            "the lesson fits on a screen or two: this test would not tell a followed link from the top"
+        )
     finally:
         page.close()

@@ -153,3 +153,30 @@ def test_formgrader_shows_why_a_test_cell_failed(graded_course, instructor_lab, 
         )
     finally:
         page.close()
+
+
+EMPTY_OUTPUTS = """() => Array.from(document.querySelectorAll('.output_subarea, .jp-OutputArea-output'))
+    .filter(o => !o.innerText.trim() && !o.querySelector('img, svg')).length"""
+
+
+def test_formgrader_draws_no_empty_box_above_a_failed_cells_verdict(graded_course, instructor_lab, browser):  # noqa: F811
+    """bob handed in the release unanswered: on formgrader's manual-grading page, does each failed
+    test cell show its verdict (`Graded: 0 / 2. ... is not answered yet ...`) with no empty output
+    box above it (the check's error, whose message the verdict already says, had no traceback lines)?"""
+    root, rows = graded_course
+    assert float(rows["bob"]["score"]) == 0, rows["bob"]
+    base, token = instructor_lab
+    page = browser.new_page()
+    try:
+        page.goto(f"{base}/lab?token={token}")
+        page.wait_for_function("() => !!(window.jupyterapp || document.querySelector('#main'))", timeout=120_000)
+        with Gradebook(f"sqlite:///{root}/gradebook.db") as gb:
+            submission_id = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "bob").id
+        page.goto(f"{base}/formgrader/submissions/{submission_id}/")
+        page.wait_for_selector(".nbgrader_cell", timeout=120_000)
+        page.screenshot(path=str(ARTIFACTS / "formgrader-unanswered.png"), full_page=True)
+        verdicts = [line for line in page.inner_text("body").splitlines() if line.startswith("Graded: 0 /")]
+        assert verdicts and all("not answered yet" in line for line in verdicts), verdicts
+        assert page.evaluate(EMPTY_OUTPUTS) == 0
+    finally:
+        page.close()

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..lessons import COURSE_ROOT, LEARNER_FOLDER, learner_root
-from .summary import questions, title
+from .summary import NOT_ANSWERED_YET, questions, title
 
 __all__ = [
     "RECORD",
@@ -54,7 +54,7 @@ __all__ = [
 
 RECORD = ".progress.json"
 FORMAT = "autograder progress 1"
-PASSED, FAILED, NOT_ANSWERED, ONLY_WHEN_GRADED = "passed", "failed", "not answered yet", "checked when graded"
+PASSED, FAILED, NOT_ANSWERED, ONLY_WHEN_GRADED = "passed", "failed", NOT_ANSWERED_YET, "checked when graded"
 NOT_CHECKED = "not checked yet"
 CHANGED = "changed since checked"
 HOW = "python -m autograder progress"
@@ -112,7 +112,7 @@ class ExerciseStanding:
         if self.status == NOT_CHECKED:
             return f"{len(self.questions)} questions, {self.points:g} points: {NOT_CHECKED}"
         state = f" ({CHANGED})" if self.changed else ""
-        stopped = f" (stopped: {self.status})" if self.status != "graded" else ""
+        stopped = f" ({self.status})" if self.status != "graded" else ""  # no notebook, a time limit, ...
         return f"{self.score:g} of {self.points:g} points{state}{stopped}"
 
     @property
@@ -253,14 +253,14 @@ def standing(root: Path, recorded: bool = True) -> Standing:
         found = _recorded(entry) if isinstance(entry, dict) else None
         if found is not None:
             recorded[found.exercise] = found
-    exercises = []
-    for exercise, path in exercise_paths(root).items():
-        seen = recorded.get(exercise)
+    exercises, paths = [], exercise_paths(root)
+    for exercise in sorted(paths.keys() | recorded.keys()):  # one the learner deleted since: as recorded
+        seen, path = recorded.get(exercise), paths.get(exercise)
         if seen is None:
             asked = [QuestionStanding(q.number, q.points) for q in questions(path)]
             exercises.append(ExerciseStanding(exercise, plain_title(path), questions=asked))
             continue
-        seen.changed = seen.sha256 != digest(path)
+        seen.changed = seen.sha256 != (digest(path) if path else "")
         exercises.append(seen)
     return Standing(exercises, str(record.get("checked", "")), str(record.get("tests", "")))
 

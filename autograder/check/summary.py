@@ -7,7 +7,8 @@ records the outcome of every cell the kernel runs from then on: its source, and 
 passes here only on its checks' own OKs, not because its cell ended without an error.
 :func:`summary` finds the exercise those cells belong to, by the sources of its cells (the check
 cells are locked, so they read as released), and says for each
-question *passed*, *failed* (the first line of its cause) or *not run yet*, then that graders also
+question *passed*, *not answered yet* (its check met the release's ``raise NotImplementedError()``),
+*failed* (the first line of its cause) or *not run yet*, then that graders also
 run hidden tests. Under the class grader (``report_to`` set) it prints nothing: the feedback page
 gives the verdict.
 """
@@ -20,6 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..compare.causes import NOT_ANSWERED, cause_of
 from ..lessons import COURSE_ROOT, LEARNER_FOLDER
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "judged",
     "NO_CHECK_RAN",
     "ONLY_WHEN_GRADED",
+    "NOT_ANSWERED_YET",
 ]
 
 # The last outcome of each cell source run in this kernel: (source stripped) -> "" (every check it
@@ -44,6 +47,7 @@ _cell_facts: dict = {}  # what the running cell's checks that printed OK stated 
 
 NO_CHECK_RAN = "no check reported a result (nothing printed OK): run the cell again as released"
 ONLY_WHEN_GRADED = "checked when graded (its reference is not in the release)"
+NOT_ANSWERED_YET = "not answered yet"  # the verdict of a question whose answer is still the release's stub
 
 HIDDEN_TESTS = (
     "These are the checks you can see, as they last ran in this kernel. Graders also run hidden tests "
@@ -161,7 +165,8 @@ def _ran_here(path: Path) -> int:
 
 
 def summarize(title: str, asked: list[Question], outcomes: dict[str, str]) -> str:
-    """The summary's text: one line per question, passed / failed (the cause's first line) / not run yet."""
+    """The summary's text: one line per question, passed / not answered yet / failed (the cause's
+    first line) / not run yet."""
     lines, passed, points, total = [], 0, 0.0, 0.0
     for question in asked:
         total += question.points
@@ -172,6 +177,8 @@ def summarize(title: str, asked: list[Question], outcomes: dict[str, str]) -> st
             verdict, passed, points = "passed", passed + 1, points + question.points
         elif outcome == ONLY_WHEN_GRADED:
             verdict = outcome
+        elif cause_of(outcome) == NOT_ANSWERED:  # a blank answer is not a wrong one
+            verdict = NOT_ANSWERED_YET
         else:
             verdict = f"failed: {outcome}"
         lines.append(f"  Question {question.number} ({question.points:g} points): {verdict}")

@@ -9,6 +9,8 @@ from . import options
 
 
 def run(args) -> int:
+    from nbgrader.api import SubmittedAssignment
+
     from ..grading.names import terminal
     from ..grading.out.exports import ambiguous_in_roster, export_all, not_in_roster
     from ..grading.store.gradebook import StoreBusy
@@ -16,6 +18,10 @@ def run(args) -> int:
     roster = Path(args.canvas_roster) if args.canvas_roster else None
     try:
         with options.store_of(args) as store:
+            if not store.gb.db.query(SubmittedAssignment).count():
+                said = f"nothing to export: the gradebook {store.db_url} holds no graded submission (grade first)"
+                print(terminal(said), file=sys.stderr)
+                return 1
             written = export_all(store, Path(args.out), roster)
             missing = not_in_roster(store, roster) if roster else []
             clashes = ambiguous_in_roster(store, roster) if roster else []

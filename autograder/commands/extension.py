@@ -11,14 +11,21 @@ from . import options
 def run(args) -> int:
     from nbgrader.api import MissingEntry
 
+    from ..grading.names import terminal
     from ..grading.store.gradebook import StoreBusy
-    from ..grading.store.views import CSV_COLUMNS, grade_rows, write_csv
+    from ..grading.store.views import CSV_COLUMNS, duration, grade_rows, missing_submission, write_csv
 
     if not 0 <= args.hours <= _MAX_HOURS:  # NaN, negative, or past what a datetime holds
         print(f"error: --hours must be between 0 and {_MAX_HOURS} (0 removes an extension)", file=sys.stderr)
         return 2
     try:
         with options.store_of(args) as store:
+            try:
+                store.gb.find_submission(args.assignment, args.student)
+            except MissingEntry:
+                said = missing_submission(store, args.assignment, args.student)
+                print(f"error: {terminal(said)}; nothing was changed", file=sys.stderr)
+                return 1
             if store.duedate(args.assignment) is None:  # nothing to extend: refused, the gradebook unchanged
                 print(
                     f"error: {args.assignment} has no due date in the gradebook, so no submission of it is late and "
@@ -41,19 +48,14 @@ def run(args) -> int:
     )
     if still_late > 0 and penalty > 0:
         print(
-            f"note: the submission is still {_hours(still_late)} late with this extension "
-            f"(submitted {_hours(still_late + args.hours * 3600)} after the due date without it), "
+            f"note: the submission is still {duration(still_late)} late with this extension "
+            f"(submitted {duration(still_late + args.hours * 3600)} after the due date without it), "
             f"so the late-submission penalty ({penalty:g} points) still applies; give a longer extension to remove it."
         )
     return 0
 
 
 _MAX_HOURS = 24 * 366 * 5  # five years: any term's extension, far from datetime's end
-
-
-def _hours(seconds: float) -> str:
-    """A duration as a person reads it: ``26.5 h``, or ``40 min`` under an hour."""
-    return f"{seconds / 3600:.3g} h" if seconds >= 3600 else f"{max(seconds / 60, 1):.0f} min"
 
 
 def add(commands) -> None:

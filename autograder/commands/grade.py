@@ -14,19 +14,11 @@ def _table(rows: list[dict]) -> str:
     from ..grading.names import terminal  # a status or id is data: no control character reaches the terminal
 
     cols = ["student_id", "assignment_id", "score", "max_score", "late", "status", "failed"]
-    rows = [{**r, "late": _late(r)} for r in rows]
     rows = [{c: terminal(str(r[c])) for c in cols} for r in rows]
     widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in cols}
     lines = ["  ".join(f"{c:<{widths[c]}}" for c in cols)]
     lines += ["  ".join(f"{r[c]:<{widths[c]}}" for c in cols) for r in rows]
     return "\n".join(line.rstrip() for line in lines)
-
-
-def _late(row: dict) -> str:
-    """The table's ``late`` column: ``-4 (late)`` when the gradebook's late-submission plugin took
-    points off (``score`` is after it, as in nbgrader's exports), else empty."""
-    penalty = float(row.get("late_penalty") or 0)
-    return f"-{penalty:g} (late)" if penalty > 0 else ""
 
 
 def _course_paths(args) -> None:
@@ -69,6 +61,7 @@ def _unpack(args, scratch: Path):
     import zipfile
 
     from ..grading.intake.lms_zip import read_roster, unpack_lms_zip
+    from ..grading.names import counted
     from ..grading.runs.batch import load_sources
 
     notebooks = {a: name for a, (name, _) in load_sources(Path(args.solutions)).items()}
@@ -83,7 +76,8 @@ def _unpack(args, scratch: Path):
     except (OSError, ValueError, zipfile.BadZipFile) as error:
         print(f"error: {error}", file=sys.stderr)
         return None
-    print(f"{args.from_zip}: {len(unpacked.placed)} notebooks placed, {len(unpacked.problems)} entries not.")
+    placed, left = counted(len(unpacked.placed), "notebook"), counted(len(unpacked.problems), "entry", "entries")
+    print(f"{args.from_zip}: {placed} placed, {left} not.")
     for line in roster.problems if roster else []:
         print(f"roster: {line}")
     for line in unpacked.problems:
@@ -97,6 +91,7 @@ def run(args) -> int:
     from ..grading.names import UnsafeId, check_id, terminal
     from ..grading.runs.batch import SandboxUnavailable, grade_class
     from ..grading.runs.saved_references import StaleReferences
+    from ..grading.runs.selection import NothingToGrade
     from ..grading.sandbox.cgroups import memory_cgroup_available
     from ..grading.sandbox.limits import Limits
     from ..grading.store.gradebook import StoreBusy
@@ -114,6 +109,12 @@ def run(args) -> int:
     except (ValueError, UnsafeId) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if args.course and not args.from_zip and not Path(args.submitted).is_dir():
+        print(
+            f"nothing to grade: nothing collected yet ({args.submitted}/ does not exist){_how_learners_submit(args)}",
+            file=sys.stderr,
+        )
+        return 1
     from_zip = None
     with tempfile.TemporaryDirectory(prefix="demo-class-") as tmp:
         submitted = Path(args.submitted) if args.submitted else Path(tmp)
@@ -169,6 +170,9 @@ def run(args) -> int:
                 shard=args.shard,
                 progress=not args.no_progress,
             )
+        except NothingToGrade as error:
+            print(f"{error}{_how_learners_submit(args)}", file=sys.stderr)
+            return 1
         except (FileNotFoundError, StaleReferences) as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
@@ -181,14 +185,11 @@ def run(args) -> int:
     _own_output(out, args.db)
     if from_zip is not None and from_zip[1] is not None and rows:
         _name_from_roster(args, out, from_zip)
-    print(_table(rows) if rows else "No submissions found (expected SUBMITTED/<student>/<assignment>/*.ipynb).")
+    print(_table(rows) if rows else "This shard holds none of the class's submissions.")
     for note in notes:
         print(f"note: {terminal(note)}")
     if replaced:
-        print(
-            f"note: {out}/ held the results of another gradebook ({terminal(replaced)}, e.g. the demo class's): "
-            "its grades.csv, class report and feedback pages are now this run's. Give --out DIR to keep them apart."
-        )
+        print(_replaced_note(out, replaced))
     for (student, assignment), (old, new) in sorted(changes.items()):
         if old is not None:
             print(f"regraded {terminal(student)}/{terminal(assignment)}: {old:g} → {new:g}")
@@ -205,10 +206,21 @@ def run(args) -> int:
     return 0
 
 
+def _how_learners_submit(args) -> str:
+    """The lines that follow "nothing to grade" for a course folder: how its submissions arrive."""
+    if not args.course or args.from_zip:
+        return ""
+    return (
+        "\nLearners hand in with `nbgrader submit ASSIGNMENT` (or the Submit button of JupyterLab's Assignments "
+        "tab); then `nbgrader collect ASSIGNMENT` puts their work in submitted/. For an LMS download: "
+        "grade --course . --from-zip ZIP --roster CSV."
+    )
+
+
 def _name_from_roster(args, out: Path, from_zip) -> None:
     """Give the learners graded from the zip their roster names in the gradebook (formgrader and
     the exports show them), where it has none yet."""
-    from ..grading.names import terminal
+    from ..grading.names import counted, terminal
     from ..grading.runs.shards import part_url
     from ..grading.store import default_db_url
     from ..grading.store.student_names import name_students
@@ -218,7 +230,7 @@ def _name_from_roster(args, out: Path, from_zip) -> None:
     names = {s: roster.names[s] for s, _ in unpacked.placed if s in roster.names}
     named = name_students(url, names)
     if named:
-        print(f"Named {len(named)} learners in the gradebook from {terminal(args.roster)}.")
+        print(f"Named {counted(len(named), 'learner')} in the gradebook from {terminal(args.roster)}.")
 
 
 OWNER = ".gradebook-url"  # in OUT: the gradebook whose grades.csv, report and pages OUT holds
@@ -237,6 +249,19 @@ def _other_gradebooks_output(out: Path, db: str | None) -> str | None:
     except (OSError, UnicodeDecodeError):
         before = None
     return before if before and before != (db or default_db_url(out)) else None
+
+
+def _replaced_note(out: Path, replaced: str) -> str:
+    """The note of a run whose OUT held the results of the gradebook ``replaced`` (a URL)."""
+    from ..grading.names import terminal
+    from ..grading.store import default_db_url
+
+    # OUT/gradebook.db is what a run without --course or --db writes, the demo class's included
+    whose = " (a run without --course or --db, such as the demo class)" if replaced == default_db_url(out) else ""
+    return (
+        f"note: {out}/ held the results of another gradebook, {terminal(replaced)}{whose}: "
+        "its grades.csv, class report and feedback pages are now this run's. Give --out DIR to keep them apart."
+    )
 
 
 def _own_output(out: Path, db: str | None) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 def run(args) -> int:
     """``merge PARTS... --db TARGET``: shards' part gradebooks into one (idempotent)."""
-    from ..grading.names import terminal
+    from ..grading.names import counted, terminal
     from ..grading.runs.merge import merge_gradebooks
     from ..grading.store.gradebook import StoreBusy
 
@@ -22,7 +22,8 @@ def run(args) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 3
     if args.parts:
-        print(f"Merged {copied} submissions from {len(args.parts) - len(refused)} part gradebooks into {args.db}.")
+        parts = counted(len(args.parts) - len(refused), "part gradebook")
+        print(f"Merged {counted(copied, 'submission')} from {parts} into {args.db}.")
     if args.out:
         print(f"Wrote {Path(args.out) / 'grades.csv'} (every submission in {args.db}).")
     for line in refused:  # each part that disagrees with the target: nothing of it was copied

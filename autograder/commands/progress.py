@@ -59,7 +59,8 @@ def run(args) -> int:
         print(standing(mine).text())
         parts = {"start-up": seconds - sum(checked.seconds.values()), **checked.seconds}
         parts = ", ".join(f"{name} {s:.1f} s" for name, s in parts.items())
-        print(f"\nChecked {len(checked.exercises)} exercises in {seconds:.1f} s ({parts}); recorded in {path}.")
+        count = f"{len(checked.exercises)} exercise{'s' if len(checked.exercises) != 1 else ''}"
+        print(f"\nChecked {count} in {seconds:.1f} s ({parts}); recorded in {path}.")
     return 0
 
 

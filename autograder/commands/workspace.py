@@ -174,11 +174,19 @@ def run(args) -> int:
 
     course = Path(args.course).resolve() if args.course else COURSE_ROOT
     mine = course / LEARNER_FOLDER.name
+    first = not mine.exists()
     try:
         said = sync(course, mine)
     except OSError as error:
         print(f"Could not make your folder {mine}: {error}")
         return 1
+    if first:
+        lessons = len(list((mine / "notebooks").glob("[0-9][0-9]_*.ipynb"))) - 1  # less the start page
+        exercises = len(list((mine / "exercises").glob("*/*.ipynb")))
+        print(
+            f"Your work: made {mine.name}/, your own copies of the start page, the {lessons} lessons and the "
+            f"{exercises} exercises (your answers stay there; notebooks/ and exercises/ stay as released)"
+        )
     for line in said:
         print(f"Your work: {line}")
     return 0

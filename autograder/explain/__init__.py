@@ -26,7 +26,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from ..kinds.table import KINDS, MODIFIED_INPLACE, UNKNOWN, Kind, modified_inplace_message
-from ..lessons import COURSE_ROOT, learner_root, lesson
+from ..lessons import COURSE_ROOT, lab_fragment, learner_root, lesson
 from .catalogue import catalogued_kind
 from .context import context
 from .refine import refine
@@ -191,15 +191,21 @@ class Explanation:
         which Jupyter sets to the folder of the notebook that runs): from ``notebooks/``
         ``../notebooks/05_....ipynb#anchor``, from ``exercises/<id>/``
         ``../../notebooks/05_....ipynb#anchor``; inside the learner's folder (``my-work/``), to the
-        learner's own copy of the lesson. A URL is returned as it is."""
+        learner's own copy of the lesson. A URL is returned as it is.
+
+        The anchor is written ``#cell-id=<the heading cell's id>`` (``lessons.lab_fragment``):
+        the one form JupyterLab follows in a lesson it has just opened (the course site turns it
+        back into the section's anchor)."""
         if re.match(r"[a-z]+://", self.lesson):
             return self.lesson
+        notebook, _, anchor = self.lesson.partition("#")
+        fragment = lab_fragment(notebook, anchor) if anchor else ""
         try:
             start = os.getcwd() if start is None else start
             root = os.path.relpath(learner_root(start), start)
         except ValueError:  # another drive (Windows): no relative link exists
-            return COURSE_ROOT.joinpath(self.lesson).as_uri()
-        return f"{root}/{self.lesson}".replace(os.sep, "/")
+            return COURSE_ROOT.joinpath(notebook).as_uri() + fragment
+        return f"{root}/{notebook}".replace(os.sep, "/") + fragment
 
     def _repr_html_(self) -> str:
         """The text version laid out for a browser: a headline, then Cause, Fix and Lesson as

@@ -24,6 +24,7 @@ __all__ = [
     "without_controls",
     "gradebook_name",
     "MAX_NAME_PART",
+    "counted",
 ]
 
 # What nbgrader itself accepts for a student or assignment id is looser; ours is what every place
@@ -106,3 +107,8 @@ def without_controls(text: str) -> str:
     """``text`` with every control or bidirectional-override character dropped (a name from a
     roster, stored for formgrader and the exports, where an escape would only garble it)."""
     return _CONTROL.sub("", text)
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 submission``, ``2 submissions``, ``0 entries`` (``plural`` when adding "s" is wrong)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

@@ -71,7 +71,7 @@ def test_the_table_says_what_the_record_holds_and_the_rest_is_not_checked(mine):
     text = table.text()
     assert "2 of 8 points" in text and "Question 2 (3 points): failed: grad_wb's gradient" in text
     assert "Question 3 (3 points): not answered yet" in text
-    assert "(stopped: timeout in q1_answer)" in text
+    assert "(timeout in q1_answer)" in text
     assert table.exercises[2].status == NOT_CHECKED and f"points: {NOT_CHECKED}" in text
     assert "1 of 8 questions pass (2 of 22 points)" in table.heading() and "hidden tests" in table.heading()
     assert "&lt;here&gt;" in table.html() and "<here>" not in table.html()
@@ -131,3 +131,11 @@ def test_the_table_has_no_serious_wcag_violation(mine):
     print_lesser(lesser)
     assert serious == []
     assert headers == ["Question 1", "Question 2", "Question 3", "Question 1"]
+
+
+def test_an_exercise_the_learner_deleted_after_its_check_is_still_listed_as_recorded(mine):
+    write_record(mine, checked(mine), "2026-12-07 10:00 UTC", "hidden")
+    shutil.rmtree(mine / "exercises" / EXERCISES[1])
+    table = standing(mine)
+    assert [e.exercise for e in table.exercises] == list(EXERCISES)
+    assert table.exercises[1].changed and table.exercises[1].status == "timeout in q1_answer"

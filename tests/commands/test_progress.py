@@ -84,7 +84,13 @@ def learners_folder(course: Path) -> dict[str, str]:
     check = next(c for c in nb.cells if grade_id(c) == "q1_check")
     check.outputs = [nbformat.v4.new_output("stream", name="stdout", text="OK, it passed in my kernel\n")]
     save(mine, "ex06_grad_modes", nb)
+    # A notebook cut off (an editor crashed while saving), and one the learner deleted (ex08_checkpoint).
+    cut = mine / "exercises" / "ex07_memory" / "ex07_memory.ipynb"
+    save(mine, "ex07_memory", release("ex07_memory"))
+    cut.write_bytes(cut.read_bytes()[:3000])
     return {
+        "ex07_memory": "cut off",
+        "ex08_checkpoint": "deleted",
         "ex01_graph": "solved",
         "ex02_leaves": "blank",
         exercise: "mistake",
@@ -192,6 +198,16 @@ def test_an_answer_that_worked_only_in_the_learners_kernel_fails_in_a_fresh_one(
     found, _ = by_scenario(mine, scenarios)
     first = next(q for q in found["session"]["questions"] if q["number"] == 1)
     assert first["result"] == FAILED and "SCALE_FROM_A_DELETED_CELL" in first["cause"], first
+
+
+def test_a_notebook_cut_off_or_deleted_is_said_so_and_the_others_are_checked(hidden):
+    mine, done, scenarios = hidden
+    found, _ = by_scenario(mine, scenarios)
+    assert found["cut off"]["status"].startswith("unreadable: not a notebook's JSON"), found["cut off"]
+    assert found["deleted"]["status"] == "no notebook"
+    assert found["deleted"]["title"].startswith("Exercise 8"), "the title comes from the release"
+    assert {q["result"] for q in found["cut off"]["questions"] + found["deleted"]["questions"]} == {FAILED}
+    assert "Exercise 8: activation checkpointing: 0 of 10 points (no notebook)" in done.stdout
 
 
 def test_the_table_is_the_record_and_an_edited_notebook_reads_changed_since_checked(hidden):

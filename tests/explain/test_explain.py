@@ -21,7 +21,7 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from autograder.explain import KINDS, MODIFIED_INPLACE, explain, modified_inplace_message
-from autograder.lessons import COURSE_ROOT, heading_ids
+from autograder.lessons import COURSE_ROOT, anchor_of_cell, heading_ids
 
 # The oracle: kind -> family, as the course promises it (independent of the KINDS table).
 FAMILY = {
@@ -890,9 +890,11 @@ def test_lesson_link_is_relative_to_the_explaining_notebook(folder):
     e = explain(raised(_modified_sigmoid))
     start = COURSE_ROOT / folder
     href = e.href(start)
-    path, anchor = href.split("#")
+    path, fragment = href.split("#")
     assert not os.path.isabs(path) and (start / path).resolve() == (COURSE_ROOT / e.lesson.split("#")[0])
-    assert anchor in heading_ids(COURSE_ROOT / e.lesson.split("#")[0])
+    # the form JupyterLab follows in a lesson it has just opened: the id of the heading's cell
+    notebook, anchor = e.lesson.split("#")
+    assert fragment.startswith("cell-id=") and anchor_of_cell(COURSE_ROOT / notebook, fragment[8:]) == anchor
     cwd = os.getcwd()
     try:
         os.chdir(start)  # Jupyter starts a kernel in its notebook's folder
@@ -1053,10 +1055,11 @@ def test_extension_in_a_jupyter_kernel():
     loaded, unloaded = nb.cells[2].outputs, nb.cells[4].outputs
     assert [o.output_type for o in loaded] == ["error", "display_data"]
     assert loaded[0].ename == "RuntimeError" and "(not_built)" in loaded[1].data["text/plain"]
-    # the kernel runs in the course root here, so the lesson link is ./notebooks/01_...#Pitfalls...
-    assert re.search(
-        r'Lesson:</span><span><a href="\./notebooks/01_dynamic_graph\.ipynb#[^"]*Pitfalls', loaded[1].data["text/html"]
-    ), loaded[1].data["text/html"]
+    # the kernel runs in the course root here, so the lesson link is ./notebooks/01_...#cell-id=<the
+    # Pitfalls heading's cell>
+    page = loaded[1].data["text/html"]
+    link = re.search(r'Lesson:</span><span><a href="\./notebooks/01_dynamic_graph\.ipynb#cell-id=([^"]*)"', page)
+    assert link and "Pitfalls" in anchor_of_cell(COURSE_ROOT / "notebooks/01_dynamic_graph.ipynb", link[1]), link
     assert [o.output_type for o in unloaded] == ["error"]
 
 

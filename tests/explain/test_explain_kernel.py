@@ -106,3 +106,37 @@ def test_a_lesson_without_its_set_up_cell_says_run_the_set_up_cell(course_server
     assert len(again) == 1 and "(not_built)" in again[0]
     printed = " ".join(o.get("text", "") for o in loaded_again if o["msg_type"] == "stream")
     assert "already loaded" not in printed
+
+
+def test_in_a_new_notebook_the_explanation_comes_before_pytorchs_frames(course_server):
+    """In a notebook of the learner's own (IPython's default tracebacks, with every frame), is a
+    known error shown as its last line, then the explanation, with PyTorch's frames folded under it
+    (kept, not lost), rather than after thirty lines of torch/_tensor.py? And is the set-up cell run
+    a second time silent (no "The autograder extension is already loaded"), while %unload_ext
+    still turns the explainer off?"""
+    base, token = course_server
+    session = _api(
+        base,
+        token,
+        "/api/sessions",
+        {"path": "my-work/Untitled.ipynb", "type": "notebook", "name": "", "kernel": {"name": "python3"}},
+    )
+    url = f"{base.replace('http', 'ws', 1)}/api/kernels/{session['kernel']['id']}/channels?token={token}"
+    set_up = "%load_ext autograder\nimport torch"
+    error = "torch.tensor([1.0, 2.0]).sum().backward()"
+    first, again, failed, _, unexplained = asyncio.run(
+        _execute(url, [set_up, set_up, error, "%unload_ext autograder", error])
+    )
+    printed = " ".join(o.get("text", "") for o in first + again if o["msg_type"] == "stream")
+    assert "already loaded" not in printed and printed.strip() == ""
+    failed = [o for o in failed if o["msg_type"] in ("error", "display_data", "stream")]
+    assert [o["msg_type"] for o in failed] == ["error", "display_data"], failed
+    shown = "\n".join(failed[0]["traceback"])
+    assert "element 0 of tensors does not require grad" in shown and "_tensor.py" not in shown
+    page, text = failed[1]["data"]["text/html"], failed[1]["data"]["text/plain"]
+    assert page.index("autograder explains") < page.index("<details><summary>The traceback") < page.index("_tensor.py")
+    assert text.index("(not_built)") < text.index("_tensor.py") and "\x1b[" not in text
+    # turned off, the error is IPython's own again: every frame, no explanation
+    unexplained = [o for o in unexplained if o["msg_type"] in ("error", "display_data", "stream")]
+    assert [o["msg_type"] for o in unexplained] == ["error"]
+    assert "_tensor.py" in "\n".join(unexplained[0]["traceback"])

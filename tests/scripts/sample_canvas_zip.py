@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the course's autograder package
 
+from autograder.grading.names import counted
 from autograder.grading.runs.batch import load_sources
 from autograder.grading.runs.demo import build_demo_class
 
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         writer = csv.writer(f)
         writer.writerow(["student_id", "canvas_id", "name"])
         writer.writerows(pairs)
-    print(f"Wrote {args.zip} ({len(pairs)} submissions of {args.assignment}) and {args.roster}.")
+    print(f"Wrote {args.zip} ({counted(len(pairs), 'submission')} of {args.assignment}) and {args.roster}.")
     return 0
 
 

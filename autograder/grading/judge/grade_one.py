@@ -75,8 +75,8 @@ class Result:
     """A graded submission. ``status`` is ``"graded"`` or says why grading stopped early
     (``"timeout in q2_check"``, ``"crashed (signal 11) in q1_answer"``, ``"unreadable: ..."``,
     ``"no notebook"``); questions after such a stop score 0. ``late_penalty``: the points the
-    gradebook's late-submission plugin takes off (set by the batch once the store recorded it;
-    ``score`` is before it)."""
+    gradebook's late-submission plugin takes off and ``seconds_late`` how late it came (both set
+    by the batch once the store recorded it; ``score`` is before the penalty)."""
 
     student_id: str
     assignment_id: str
@@ -84,6 +84,7 @@ class Result:
     questions: list[QuestionResult] = field(default_factory=list)
     notebook: nbformat.NotebookNode | None = None
     late_penalty: float = 0.0
+    seconds_late: float = 0.0
 
     @property
     def score(self) -> float:

@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 
 from ..store.gradebook import Store, _final
-from ..store.views import QUESTION_COLUMNS, number, question_rows, write_csv
+from ..store.views import QUESTION_COLUMNS, late_words, number, question_rows, write_csv
 
 __all__ = [
     "CANVAS_ID_COLUMNS",
@@ -62,13 +62,26 @@ def summary_table(store: Store) -> tuple[list[str], list[dict]]:
     """``(columns, rows)`` of ``summary.csv``: ``student_id``, ``name`` (the gradebook's, ``Last,
     First``), each assignment, ``total``."""
     assignments, _, scores, students = _scores(store)
+    late = _late(store)
     rows = []
     for student in sorted(scores):
         row = {"student_id": student, "name": _name(students.get(student))}
         row.update({a: number(scores[student].get(a)) for a in assignments})
         row["total"] = number(sum(scores[student].values()))
+        row["late"] = "; ".join(f"{a} {words}" for a, words in late.get(student, []))
         rows.append(row)
-    return ["student_id", "name", *assignments, "total"], rows
+    return ["student_id", "name", *assignments, "total", "late"], rows
+
+
+def _late(store: Store) -> dict[str, list[tuple[str, str]]]:
+    """``{student: [(assignment, views.late_words)]}`` of the late submissions, in assignment order."""
+    late: dict[str, list[tuple[str, str]]] = {}
+    for a in store.gb.assignments:
+        for sub in a.submissions:
+            words = late_words(sub.total_seconds_late, float(sub.late_submission_penalty or 0))
+            if words:
+                late.setdefault(sub.student_id, []).append((a.name, words))
+    return late
 
 
 def read_canvas_roster(path: Path) -> tuple[dict[str, dict | list[dict]], dict[str, str]]:

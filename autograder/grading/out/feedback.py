@@ -13,6 +13,7 @@ from ...check.checked import CHECKED_WHEN_GRADED
 from ..judge.assemble import grade_id, is_test
 from ..judge.grade_one import Result
 from ..names import visible
+from ..store.views import duration, late_words
 from .feedback_page import page
 from .redact import hidden_lines, redact, scrub
 
@@ -26,12 +27,16 @@ def _question(grade_id: str) -> str:
 
 
 def _points(result: Result) -> str:
-    """``6 / 8``, or with a late penalty ``2 / 8 (6 before the late-submission penalty of 4)``: the
-    score the gradebook (and ``nbgrader export``) gives, and how it came about."""
+    """``6 / 8``, or with a late penalty ``2 / 8 (6 before the late-submission penalty of 4, 36 h
+    late)``, or late without one ``6 / 8, late (36 h, no penalty)``: the score the gradebook (and
+    ``nbgrader export``) gives, and how it came about."""
     if result.late_penalty <= 0:
-        return f"{result.score:g} / {result.max_score:g}"
+        late = late_words(result.seconds_late, 0)
+        return f"{result.score:g} / {result.max_score:g}" + (f", {late}" if late else "")
     final = max(result.score - result.late_penalty, 0)
     before = f"{result.score:g} before the late-submission penalty of {result.late_penalty:g}"
+    if result.seconds_late > 0:
+        before += f", {duration(result.seconds_late)} late"
     return f"{final:g} / {result.max_score:g} ({before})"
 
 
@@ -136,10 +141,14 @@ SAFE_OUTPUTS = ("text/plain", "image/png", "image/jpeg")  # what a feedback page
 
 
 def _without_pending_lines(outputs: list) -> list:
-    """A test cell's outputs without the "<check>: checked when graded" lines of its stdout: the
-    page shows the verdict of those checks below them."""
+    """A test cell's outputs without the "<check>: checked when graded" lines of its stdout (the
+    page shows the verdict of those checks below them), nor a check's error that has no traceback
+    lines (a ``CheckFailed`` shows only its message, which the verdict line says in full: formgrader
+    would draw it as an empty box above that line)."""
     kept = []
     for out in outputs:
+        if out.get("output_type") == "error" and not any(str(line).strip() for line in out.get("traceback") or []):
+            continue
         if out.get("output_type") == "stream":
             lines = [
                 ln

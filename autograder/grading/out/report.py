@@ -31,7 +31,7 @@ import nbformat
 from ..names import csv_cell, terminal
 from ..store import default_db_url, own_tables
 from .redact import redact
-from .summary import CauseCount, QuestionSummary, Row, Summary, each
+from .summary import CauseCount, QuestionSummary, Row, Summary, each, shortened
 
 __all__ = [
     "Row",
@@ -204,35 +204,30 @@ def _csv_rows(summary: Summary) -> list[list[str]]:
     return [[csv_cell(cell) for cell in line] for line in lines]
 
 
-def late_from_gradebook(db_url: str) -> dict[str, list[tuple[str, float]]]:
-    """``{student: [(assignment, penalty)]}`` for each submission of the gradebook at ``db_url``
-    whose late-submission penalty (nbgrader's ``SubmittedNotebook.late_submission_penalty``,
-    summed over its notebooks) is above 0; sorted by student, then assignment."""
-    from nbgrader.api import Assignment, Gradebook, SubmittedAssignment, SubmittedNotebook
+def late_from_gradebook(db_url: str) -> dict[str, list[tuple[str, str]]]:
+    """``{student: [(assignment, how late)]}`` for each late submission of the gradebook at
+    ``db_url`` (nbgrader's ``total_seconds_late`` above 0, with or without a penalty), how late in
+    ``store.views.late_words``' words (``-8 (late, 36 h)``, ``late (36 h, no penalty)``); sorted by
+    student, then assignment."""
+    from nbgrader.api import Gradebook, SubmittedAssignment
 
+    from ..store.views import late_words
+
+    late: dict[str, list[tuple[str, str]]] = defaultdict(list)
     with Gradebook(db_url) as gradebook:
-        found = (
-            gradebook.db.query(
-                SubmittedAssignment.student_id, Assignment.name, SubmittedNotebook.late_submission_penalty
-            )
-            .select_from(SubmittedNotebook)
-            .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
-            .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
-            .filter(SubmittedNotebook.late_submission_penalty > 0)
-            .all()
-        )
-    late: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    for student, assignment, penalty in found:
-        late[student][assignment] += float(penalty)
-    return {s: sorted(late[s].items()) for s in sorted(late)}
+        for sub in gradebook.db.query(SubmittedAssignment).all():
+            words = late_words(sub.total_seconds_late, float(sub.late_submission_penalty or 0))
+            if words:
+                late[sub.student_id].append((sub.assignment.name, words))
+    return {s: sorted(late[s]) for s in sorted(late)}
 
 
 def write_report(
-    rows: Iterable[Row], out: Path, sources: dict | None = None, late: dict[str, list[tuple[str, float]]] | None = None
+    rows: Iterable[Row], out: Path, sources: dict | None = None, late: dict[str, list[tuple[str, str]]] | None = None
 ) -> Summary:
     """Write ``out/report.html`` and ``out/report.csv`` (one row per question and cause; a
     question that nobody failed has one row with an empty cause) for ``rows``; each file is
-    written whole, then moved into place. ``late``: :func:`late_from_gradebook`'s penalties, which
+    written whole, then moved into place. ``late``: :func:`late_from_gradebook`'s late submissions, which
     the page names beside each learner. Returns the :class:`Summary`."""
     from .report_page import report_html
 
@@ -251,13 +246,16 @@ def write_report(
     return summary
 
 
-def causes_in_words(causes: list[CauseCount], shown: int = 3, width: int = 90) -> str:
+CAUSE_WIDTH = 90  # characters of a cause on the terminal
+
+
+def causes_in_words(causes: list[CauseCount], shown: int = 3, width: int = CAUSE_WIDTH) -> str:
     """What a question failed of, in one phrase: ``top cause: K (n)`` when one cause is the most
     frequent, ``(+k more causes)`` when others follow; when several share the highest count it says
     so rather than pick one: ``top causes (tied, 2 each): A; B (+1 more cause)``, or, when every
     cause ties, ``causes: 3 different, each once: A; B; C``. Tied causes come in the report's
     order (alphabetical), at most ``shown`` of them (then ``and k more``), each cut to ``width``
-    characters. "" when ``causes`` is empty."""
+    characters with ``…`` (``summary.shortened``; the report has it whole). "" when ``causes`` is empty."""
     if not causes:
         return ""
     top = causes[0]
@@ -265,8 +263,8 @@ def causes_in_words(causes: list[CauseCount], shown: int = 3, width: int = 90) -
     rest = len(causes) - len(tied)
     also = f" (+{rest} more cause{'s' if rest > 1 else ''})" if rest else ""
     if len(tied) == 1:
-        return f"top cause: {top.cause[:width]} ({top.count}){also}"
-    names = "; ".join(c.cause[:width] for c in tied[:shown])
+        return f"top cause: {shortened(top.cause, width)} ({top.count}){also}"
+    names = "; ".join(shortened(c.cause, width) for c in tied[:shown])
     if len(tied) > shown:
         names += f"; and {len(tied) - shown} more"
     if not rest:
@@ -290,7 +288,9 @@ def terminal_summary(summary: Summary, out: Path | None = None, lowest: int = 3)
             )
         )
     if out is not None:
-        lines.append(terminal(f"Class report: {out / 'report.html'} (and report.csv)"))
+        cut = any(len(c.cause) > CAUSE_WIDTH for q in failing[:lowest] for c in q.causes)
+        whole = ": the causes cut short above (…) are whole there" if cut else ""
+        lines.append(terminal(f"Class report: {out / 'report.html'} (and report.csv){whole}"))
     return "\n".join(lines)
 
 

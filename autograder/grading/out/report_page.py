@@ -19,7 +19,7 @@ from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from .summary import QuestionSummary, Summary, each
+from .summary import QuestionSummary, Summary, each, shortened
 
 __all__ = ["report_html", "CSP"]
 
@@ -80,7 +80,7 @@ def _png(fig: Figure) -> str:
 
 
 def _short(text: str, n: int = 48) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+    return shortened(text, n)
 
 
 def _assignment_plot(questions: list[QuestionSummary]) -> tuple[str, str]:
@@ -227,7 +227,7 @@ def _students_table(summary: Summary) -> str:
         text = text or "none: every question passed"
         late = summary.late.get(student)
         if late:  # a passed question of a late submission still scores after the penalty
-            text += "; late: " + ", ".join(f"{_e(a)} (&minus;{p:g} points, late-submission penalty)" for a, p in late)
+            text += "; late: " + ", ".join(f"{_e(a)} {_e(words)}" for a, words in late)
         rows.append([_e(student), text])
     return _table(["student", "causes hit (where)"], rows)
 

@@ -83,18 +83,29 @@ class QuestionSummary:
 class Summary:
     """The class report's numbers. ``students``: ``{student: {cause: [(assignment, question)]}}``;
     ``causes``: ``{cause: {(assignment, question): count}}``, most frequent cause first;
-    ``late``: ``{student: [(assignment, points taken off by the late-submission penalty)]}``, only
-    submissions with a penalty above 0 (read from a gradebook; empty for an in-memory run)."""
+    ``late``: ``{student: [(assignment, how late: store.views.late_words)]}``, only late
+    submissions (read from a gradebook; empty for an in-memory run)."""
 
     questions: list[QuestionSummary]
     students: dict[str, dict[str, list[tuple[str, str]]]]
     causes: dict[str, dict[tuple[str, str], int]]
     all_students: list[str] = field(default_factory=list)
-    late: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    late: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def cause_students(self, cause: str) -> list[str]:
         """The students who hit ``cause`` anywhere, sorted."""
         return sorted(s for s, hit in self.students.items() if cause in hit)
+
+
+def shortened(text: str, width: int) -> str:
+    """``text`` when it fits in ``width`` characters, else cut at the last space before
+    ``width - 1`` (mid-word only for a word longer than half of it) and ended with ``…``, so that a
+    cut is never taken for the whole message."""
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > width // 2 else cut).rstrip(" ,;:(") + "…"
 
 
 def each(count: int) -> str:

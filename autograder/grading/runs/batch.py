@@ -28,7 +28,8 @@ from ..store import default_db_url
 from ..store.config import course_config
 from ..store.gradebook import Store
 from ..store.views import CSV_COLUMNS, grade_rows, write_csv
-from .shards import deadlines, in_shard, one_writer_at_a_time, part_url
+from .selection import selected
+from .shards import deadlines, one_writer_at_a_time, part_url
 from .warm import SandboxUnavailable, WarmGrader, write_feedback
 
 __all__ = [
@@ -112,6 +113,7 @@ def _unknown(submission: Submission) -> dict:
         failed="",
         late_penalty="0",
         timestamp="",
+        late="",
     )
 
 
@@ -162,6 +164,7 @@ def grade_class(
 
     Raises:
         FileNotFoundError: ``submitted`` or ``solutions`` is not a folder.
+        selection.NothingToGrade: no submission of ``students`` and ``assignments`` (nothing written).
         StaleReferences: ``references`` were not saved from these solutions (nothing is written).
         SandboxUnavailable: ``sandboxed`` and bubblewrap cannot run here, or the sandbox does not
             start (the message says why, with bwrap's own words, and how to fix it).
@@ -170,16 +173,10 @@ def grade_class(
     for folder in (submitted, solutions):
         if not folder.is_dir():
             raise FileNotFoundError(f"not a folder: {folder}")
+    sources = load_sources(solutions)
+    submissions = selected(find_submissions(submitted, sources), submitted, students, assignments, shard)
     if sandboxed and (problem := sandbox_problem()):
         raise SandboxUnavailable(problem)
-    sources = load_sources(solutions)
-    submissions = [
-        s
-        for s in find_submissions(submitted, sources)
-        if (not students or s.student_id in students)
-        and (not assignments or s.assignment_id in assignments)
-        and in_shard(s.student_id, s.assignment_id, shard)
-    ]
     if references is not None:  # saved references: refuse stale ones before anything is written
         references.check({s.assignment_id for s in submissions if s.assignment_id in sources})
     notes = notes if notes is not None else []

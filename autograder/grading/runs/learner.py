@@ -245,6 +245,13 @@ def check_exercises(
         e: nbformat.read(course / "solutions" / e / f"{e}.ipynb" if hidden else released[e], as_version=4)
         for e in exercises
     }
+    notebooks = {e: mine / "exercises" / e / f"{e}.ipynb" for e in exercises}
+    prepared = {  # read once, before anything runs (no notebook, unreadable: a Result with that status)
+        e: prepare_notebook(
+            path if path.is_file() else None, sources[e], LEARNER, e, None if hidden else _release_stubs(sources[e])
+        )
+        for e, path in notebooks.items()
+    }
     seconds = {}
     started = time.monotonic()
     own = sandbox is None
@@ -253,32 +260,30 @@ def check_exercises(
     try:
         sandbox.ready()
         seconds["waiting for the fork server"] = time.monotonic() - started
-        if hidden:
+        if hidden:  # the references of the exercises that will run, only
             started = time.monotonic()
-            expected = _references(course, mine, exercises, sandbox, limits)
+            runnable = [e for e, p in prepared.items() if not isinstance(p, Result)]
+            expected = _references(course, mine, runnable, sandbox, limits)
             seconds["references"] = time.monotonic() - started
         started = time.monotonic()
         standings = []
-        for exercise in exercises:
-            path = mine / "exercises" / exercise / f"{exercise}.ipynb"
-            source, sha = sources[exercise], digest(path)
-            stubs = None if hidden else _release_stubs(source)
-            prepared = prepare_notebook(path if path.is_file() else None, source, LEARNER, exercise, stubs)
-            name = plain_title(path if path.is_file() else released[exercise])
-            if isinstance(prepared, Result):  # nothing to run: no notebook, unreadable
-                standings.append(_standing(exercise, name, sha, prepared, set()))
+        for exercise, ready in prepared.items():
+            sha = digest(notebooks[exercise])
+            name = plain_title(released[exercise])  # the release's heading: the learner's copy may not read
+            if isinstance(ready, Result):  # nothing to run: no notebook, unreadable
+                standings.append(_standing(exercise, name, sha, ready, set()))
                 continue
             if hidden and isinstance(expected[exercise], str):
-                prepared.result.status = status.not_graded(expected[exercise])
-                standings.append(_standing(exercise, name, sha, prepared.result, set()))
+                ready.result.status = status.not_graded(expected[exercise])
+                standings.append(_standing(exercise, name, sha, ready.result, set()))
                 continue
-            run, stops = run_prepared(prepared, sandbox, limits)
+            run, stops = run_prepared(ready, sandbox, limits)
             if hidden:
-                result = judge_run(prepared, run, stops, expected[exercise])
+                result = judge_run(ready, run, stops, expected[exercise])
             else:
-                result = _judge_visible(prepared, run, stops)
-            trouble = _answer_trouble(prepared, run, stops, limits)
-            standings.append(_standing(exercise, name, sha, result, prepared.blank, trouble))
+                result = _judge_visible(ready, run, stops)
+            trouble = _answer_trouble(ready, run, stops, limits)
+            standings.append(_standing(exercise, name, sha, result, ready.blank, trouble))
         seconds["notebooks"] = time.monotonic() - started
     finally:
         if own:

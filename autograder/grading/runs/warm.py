@@ -278,7 +278,7 @@ class WarmGrader:
                     for result, written in zip(results, _record(store, items, zeroed, by_key, notes), strict=True):
                         key = (result.student_id, result.assignment_id)
                         changes[key] = (written.old, written.new)
-                        result.late_penalty = written.late_penalty
+                        result.late_penalty, result.seconds_late = written.late_penalty, written.seconds_late
                         hand_out(result, by_key[key])
                         grading.advance(result.assignment_id)
                         if recorded is not None:

@@ -83,11 +83,13 @@ def sqlite_path(db_url: str) -> Path | None:
 @dataclass(frozen=True)
 class Recorded:
     """What recording one submission changed: its score before (None: new) and after (points,
-    after any late penalty), and the late penalty in points (0: on time, or no penalty)."""
+    after any late penalty), the late penalty in points (0: on time, or no penalty) and how late
+    it came (nbgrader's ``total_seconds_late``: 0 when on time, an extension included)."""
 
     old: float | None
     new: float
     late_penalty: float = 0.0
+    seconds_late: float = 0.0
 
 
 class Store:
@@ -251,7 +253,8 @@ class Store:
         recorded = []
         for submission, old in written:
             db.expire(submission)
-            recorded.append(Recorded(old, _final(submission), float(submission.late_submission_penalty or 0)))
+            penalty = float(submission.late_submission_penalty or 0)
+            recorded.append(Recorded(old, _final(submission), penalty, float(submission.total_seconds_late)))
         return recorded
 
     def _write(self, result, notebook_file: str, timestamp: datetime | None):

@@ -80,8 +80,9 @@ def test_the_exports_hold_every_grade_in_their_importers_shapes(graded_store, ca
 
     with open(out / "summary.csv", newline="", encoding="utf-8") as f:
         summary = {r["student_id"]: r for r in csv.DictReader(f)}
-    assert summary["ann"] == {"student_id": "ann", "name": "", "ex01": "3", "ex02": "0", "total": "3"}  # ex02 late
-    assert summary["bob"] == {"student_id": "bob", "name": "", "ex01": "1", "ex02": "", "total": "1"}
+    late = "ex02 -2 (late, 7 h)"  # 7 h after the due date, penalised to zero
+    assert summary["ann"] == {"student_id": "ann", "name": "", "ex01": "3", "ex02": "0", "total": "3", "late": late}
+    assert summary["bob"] == {"student_id": "bob", "name": "", "ex01": "1", "ex02": "", "total": "1", "late": ""}
 
     canvas = parsed(out / "canvas.csv")
     assert canvas[0] == [*CANVAS_ID_COLUMNS, "ex01", "ex02"]
@@ -92,6 +93,19 @@ def test_the_exports_hold_every_grade_in_their_importers_shapes(graded_store, ca
     for path in ("questions.csv", "summary.csv", "canvas.csv"):
         cells = [c for row in parsed(out / path) for c in row]
         assert not any(c.startswith(("=", "+", "@")) for c in cells), path
+
+
+def test_a_late_submission_without_a_penalty_is_named_late_in_the_summary(graded_store, tmp_path):
+    """Under nbgrader's default late policy (``none``) a late submission keeps its score: does
+    summary.csv still say that it came late, and how late, rather than nothing?"""
+    _, url = graded_store
+    with Store(url) as store:  # ann's ex02 recorded again, with nbgrader's default plugin
+        qs = [QuestionResult("q1_check", 2.0, 2.0), QuestionResult("q2_check", 1.0, 0.0)]
+        store.record(Result("ann", "ex02", "graded", qs), "ex02.ipynb", datetime(2026, 1, 22, 5))
+    assert main(["export", "--out", str(tmp_path / "none"), "--db", url]) == 0
+    with open(tmp_path / "none" / "summary.csv", newline="", encoding="utf-8") as f:
+        ann = next(r for r in csv.DictReader(f) if r["student_id"] == "ann")
+    assert (ann["ex02"], ann["late"]) == ("2", "ex02 late (36 h, no penalty)")
 
 
 def test_a_canvas_roster_gives_canvass_ids_and_assignment_columns(graded_store, tmp_path, capsys):

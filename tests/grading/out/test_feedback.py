@@ -159,11 +159,14 @@ def test_a_late_submitters_page_shows_the_score_after_the_late_penalty(source):
     plugin's penalty) and say how it came about, rather than the full marks before it?"""
     nb = nbformat.v4.new_notebook()
     on_time = Result("bob", "ex02", "graded", [QuestionResult("q1_check", 8, 8)], nb)
-    late = Result("bob", "ex02", "graded", [QuestionResult("q1_check", 8, 8)], nb, late_penalty=8)
+    late = Result("bob", "ex02", "graded", [QuestionResult("q1_check", 8, 8)], nb, late_penalty=8, seconds_late=1800)
     assert "<strong>8 / 8</strong>" in feedback_html(on_time)
     page = feedback_html(late)
-    assert "<strong>0 / 8 (8 before the late-submission penalty of 8)</strong>" in page
+    assert "<strong>0 / 8 (8 before the late-submission penalty of 8, 30 min late)</strong>" in page
     assert "<strong>8 / 8</strong>" not in page
+    # nbgrader's default policy (none): the score stands, and the page still says it came late
+    unpenalised = Result("bob", "ex02", "graded", [QuestionResult("q1_check", 8, 8)], nb, seconds_late=36 * 3600)
+    assert "<strong>8 / 8, late (36 h, no penalty)</strong>" in feedback_html(unpenalised)
 
 
 def test_a_sources_check_helpers_are_folded_on_the_page(source):

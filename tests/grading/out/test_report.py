@@ -4,6 +4,7 @@ without it showing anything a submission could abuse or a hidden test holds?"""
 from __future__ import annotations
 
 import csv
+import datetime
 import html
 import os
 import re
@@ -201,24 +202,33 @@ def test_the_report_command_reads_what_the_gradebook_holds(demo, sources, tmp_pa
 def test_a_late_learner_who_passed_every_question_is_named_late_not_only_passed(
     demo, sources, tmp_path, alembic_on_path
 ):
-    """A learner whose every question passed but whose submission was late (the gradebook's
-    late-submission penalty took points off): does the report say so beside their name?"""
+    """A learner whose every question passed but whose submissions came 36 h after the due date,
+    one with a late-submission penalty and one without (nbgrader's default policy): does the report
+    say so beside their name, with how late and what it cost?"""
     results, _ = demo
     correct = [r for r in results if r.student_id == "correct"]
     db_url = f"sqlite:///{tmp_path / 'gradebook.db'}"
     _gradebook(db_url, correct, sources)
-    late_one = correct[0]
+    penalised, unpenalised = sorted(correct, key=lambda r: r.assignment_id)[:2]
     with Gradebook(db_url) as gb:
-        notebook = sources[late_one.assignment_id][0].removesuffix(".ipynb")
-        submitted = gb.find_submission_notebook(notebook, late_one.assignment_id, "correct")
-        submitted.late_submission_penalty = late_one.max_score
+        for result in (penalised, unpenalised):
+            submission = gb.find_submission(result.assignment_id, "correct")
+            submission.timestamp = datetime.datetime(2026, 1, 22, 5)
+            submission.assignment.duedate = submission.timestamp - datetime.timedelta(hours=36)
+        notebook = sources[penalised.assignment_id][0].removesuffix(".ipynb")
+        submitted = gb.find_submission_notebook(notebook, penalised.assignment_id, "correct")
+        submitted.late_submission_penalty = penalised.max_score
         gb.db.commit()
-    assert late_from_gradebook(db_url) == {"correct": [(late_one.assignment_id, late_one.max_score)]}
+    words = {
+        penalised.assignment_id: f"-{penalised.max_score:g} (late, 36 h)",
+        unpenalised.assignment_id: "late (36 h, no penalty)",
+    }
+    assert late_from_gradebook(db_url) == {"correct": sorted(words.items())}
     report_from_gradebook(db_url, tmp_path / "out")
     page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     row = next(r for r in page.split("<tr>") if r.startswith('<td data-label="student">correct</td>'))
     assert "every question passed" in row
-    assert f"late: {late_one.assignment_id} (&minus;{late_one.max_score:g} points, late-submission penalty)" in row
+    assert "late: " + ", ".join(f"{a} {w}" for a, w in sorted(words.items())) in row
 
 
 def test_the_report_command_without_a_gradebook_says_so(tmp_path):
@@ -260,6 +270,22 @@ def test_the_terminal_names_one_top_cause_only_when_one_leads(counts, says):
     for rows in (_class(counts), _class(counts)[::-1]):
         lines = terminal_summary(summarize(rows)).splitlines()
         assert lines[1].endswith(f"passed (0%); {says}"), lines[1]
+
+
+def test_a_long_cause_is_cut_between_words_with_an_ellipsis_and_the_report_has_it_whole(tmp_path):
+    """A cause longer than the terminal's line (the first line of a message nobody keyed): is it cut
+    between two words and ended with "…", never mid-word as if it were the whole message, with the
+    class report named as where it is whole, and is it whole on the report page?"""
+    cause = "Some parameters got no gradient (…): your model's forward never used them " * 3
+    rows = _class({cause.strip(): 2, "error.consumed": 1})
+    summary = write_report(rows, tmp_path)
+    lines = terminal_summary(summary, tmp_path).splitlines()
+    shown = re.search(r"top cause: (.*) \(2\)", lines[1]).group(1)
+    assert shown.endswith("…") and len(shown) <= 90 and cause.startswith(shown.removesuffix("…"))
+    assert cause[len(shown) - 1] == " ", "cut mid-word"
+    assert lines[-1].endswith("(and report.csv): the causes cut short above (…) are whole there")
+    assert html.escape(cause.strip()) in (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert not terminal_summary(write_report(_class({"error.consumed": 1}), tmp_path), tmp_path).endswith("there")
 
 
 def _plot_alt(page: str) -> str:

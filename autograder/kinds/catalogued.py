@@ -249,6 +249,16 @@ KINDS["grad_reset"] = Kind(
     "{try_this}",
     ("TypeError", "AttributeError"),
 )
+# grad_is_none where the tensor read is a non-leaf (explain.grad_none checks it): the graph was built, and a
+# non-leaf gets no .grad unless retain_grad() is called, so it must not be headed "never built" either.
+KINDS["grad_none_nonleaf"] = Kind(
+    "usage",
+    "",
+    (_N[2], "Which tensors"),
+    "The failing line reads {what}, and it is None. {why}",
+    "{try_this}",
+    ("TypeError", "AttributeError"),
+)
 # What grad_is_none says when the tensor could not be looked at (a paste; an expression with a call): every cause.
 GRAD_IS_NONE_CAUSES = (
     "A .grad stays None when one of these holds (check each): "

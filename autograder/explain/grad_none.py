@@ -93,11 +93,10 @@ def grad_is_none_evidence(what: str, frame) -> dict:
         }
     reset = _reset_before(tensor, frame)
     if reset:
+        # the why is grad_reset's own cause template (its fixed words tell it apart from grad_is_none's)
         return {
             "reset": reset,
-            "why": f"{name} is a leaf that requires grad, and `{reset}` ran before this line with no backward() "
-            f"after it; {name} is one of its parameters. zero_grad() sets .grad to None (set_to_none=True, the "
-            "default since PyTorch 2.0): there is no gradient tensor to zero or read until the next backward().",
+            "name": name,
             "try_this": f"Let zero_grad() do the reset (a manual {name}.grad.zero_() after it is not needed); read "
             f"or log a gradient after backward() and before zero_grad(), or guard the read with `if {name}.grad "
             "is not None`. Pass set_to_none=False only where your code needs tensors of zeros.",

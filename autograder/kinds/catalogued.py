@@ -258,7 +258,10 @@ KINDS["grad_none_nonleaf"] = Kind(
     "usage",
     "",
     (_N[2], "Which tensors"),
-    "The failing line reads {what}, and it is None. {why}",
+    "The failing line reads {what}, and it is None. {name} is not a leaf (checked on {name} itself: it has "
+    "grad_fn={nonleaf}, so it is the result of an operation, e.g. torch.randn(..., requires_grad=True) * 0.01 or "
+    "w.to(device)). The graph through it was built, but backward() fills .grad only for leaves, and for a non-leaf "
+    "only if retain_grad() was called on it before backward().",
     "{try_this}",
     ("TypeError", "AttributeError"),
 )

@@ -135,7 +135,8 @@ TRIGGERS = {
 
 def test_every_catalogued_kind_has_a_trigger():
     """Is every kind named from the catalogue raised by real code below?"""
-    assert set(catalogued.KINDS) - {"compile_requires_grad_output", "grad_is_none", "grad_reset", "grad_none_nonleaf"} == set(TRIGGERS)
+    told_apart_on_none = {"grad_is_none", "grad_reset", "grad_none_nonleaf"}  # from the failing frame, not a message
+    assert set(catalogued.KINDS) - {"compile_requires_grad_output", *told_apart_on_none} == set(TRIGGERS)
 
 
 @pytest.mark.parametrize("kind", TRIGGERS)

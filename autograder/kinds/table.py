@@ -53,7 +53,9 @@ DDP (ch 14)    ``ddp_ready_twice``, ``ddp_unused_parameters``, ``ddp_no_process_
 catalogued     kinds named from PyTorch's own messages (``autograder/kinds/catalogue.tsv``, read from torch
                2.13; :mod:`autograder.kinds.catalogued`), chapters 1-14: leaves and requires_grad, detach and
                inference mode, gradcheck, autograd.functional and forward AD, compile, DDP; ``grad_is_none``
-               (an error on None on a line that reads ``.grad``); a catalogued message with no kind is unknown
+               (an error on None on a line that reads ``.grad``; ``grad_none_nonleaf`` and ``grad_reset`` (usage)
+               where that tensor is a non-leaf or was reset by zero_grad); a catalogued message with no kind is
+               unknown
 notebook       ``name_not_defined``: not autograd's, a cell ran before the cell that defines a name;
                ``setup_not_run``: a name the set-up cell defines (torch, nn, ...)
                ``check_helpers_not_run``: a name an exercise's folded check helpers define

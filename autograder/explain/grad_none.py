@@ -81,21 +81,20 @@ def grad_is_none_evidence(what: str, frame) -> dict:
         }
     if not tensor.is_leaf:
         made_by = type(tensor.grad_fn).__name__
+        # the why is grad_none_nonleaf's own cause template (its fixed words tell it apart from grad_is_none's)
         return {
-            "why": f"{name} is not a leaf (checked on {name} itself: it has grad_fn={made_by}, so it is the result "
-            "of an operation, e.g. torch.randn(..., requires_grad=True) * 0.01 or w.to(device)); backward "
-            "fills .grad only for leaves.",
+            "nonleaf": made_by,
+            "name": name,
             "try_this": f"Make {name} a leaf: do the operation first, then requires_grad_() (torch.randn(...) "
             f"* 0.01 then .requires_grad_(), or wrap it in nn.Parameter); or call {name}.retain_grad() before "
             "backward() if you only want to look at it.",
         }
     reset = _reset_before(tensor, frame)
     if reset:
+        # the why is grad_reset's own cause template (its fixed words tell it apart from grad_is_none's)
         return {
             "reset": reset,
-            "why": f"{name} is a leaf that requires grad, and `{reset}` ran before this line with no backward() "
-            f"after it; {name} is one of its parameters. zero_grad() sets .grad to None (set_to_none=True, the "
-            "default since PyTorch 2.0): there is no gradient tensor to zero or read until the next backward().",
+            "name": name,
             "try_this": f"Let zero_grad() do the reset (a manual {name}.grad.zero_() after it is not needed); read "
             f"or log a gradient after backward() and before zero_grad(), or guard the read with `if {name}.grad "
             "is not None`. Pass set_to_none=False only where your code needs tensors of zeros.",

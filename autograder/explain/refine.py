@@ -132,7 +132,8 @@ def _refine(kind, d, text, where, error):
         if not read:
             return "unknown", {}
         evidence = grad_is_none_evidence(read.group(0), failing_frame(error))
-        return "grad_reset" if "reset" in evidence else kind, {**d, "what": read.group(0), **evidence}
+        told = "grad_reset" if "reset" in evidence else "grad_none_nonleaf" if "nonleaf" in evidence else kind
+        return told, {**d, "what": read.group(0), **evidence}
     elif kind == "name_not_defined":
         if d.get("name") in setup_names():
             return "setup_not_run", d

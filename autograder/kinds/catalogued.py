@@ -245,7 +245,23 @@ KINDS["grad_reset"] = Kind(
     "usage",
     "",
     (_N[4], "Resetting"),
-    "The failing line reads {what}, and it is None. {why}",
+    "The failing line reads {what}, and it is None. {name} is a leaf that requires grad, and `{reset}` ran before "
+    "this line with no backward() after it; {name} is one of its parameters. zero_grad() sets .grad to None "
+    "(set_to_none=True, the default since PyTorch 2.0): there is no gradient tensor to zero or read until the next "
+    "backward().",
+    "{try_this}",
+    ("TypeError", "AttributeError"),
+)
+# grad_is_none where the tensor read is a non-leaf (explain.grad_none checks it): the graph was built, and a
+# non-leaf gets no .grad unless retain_grad() is called, so it must not be headed "never built" either.
+KINDS["grad_none_nonleaf"] = Kind(
+    "usage",
+    "",
+    (_N[2], "Which tensors"),
+    "The failing line reads {what}, and it is None. {name} is not a leaf (checked on {name} itself: it has "
+    "grad_fn={nonleaf}, so it is the result of an operation, e.g. torch.randn(..., requires_grad=True) * 0.01 or "
+    "w.to(device)). The graph through it was built, but backward() fills .grad only for leaves, and for a non-leaf "
+    "only if retain_grad() was called on it before backward().",
     "{try_this}",
     ("TypeError", "AttributeError"),
 )

@@ -53,7 +53,9 @@ DDP (ch 14)    ``ddp_ready_twice``, ``ddp_unused_parameters``, ``ddp_no_process_
 catalogued     kinds named from PyTorch's own messages (``autograder/kinds/catalogue.tsv``, read from torch
                2.13; :mod:`autograder.kinds.catalogued`), chapters 1-14: leaves and requires_grad, detach and
                inference mode, gradcheck, autograd.functional and forward AD, compile, DDP; ``grad_is_none``
-               (an error on None on a line that reads ``.grad``); a catalogued message with no kind is unknown
+               (an error on None on a line that reads ``.grad``; ``grad_none_nonleaf`` and ``grad_reset`` (usage)
+               where that tensor is a non-leaf or was reset by zero_grad); a catalogued message with no kind is
+               unknown
 training       ordinary Python errors an autograd or training mistake causes (:mod:`autograder.kinds.training`),
                picked from the failing frame's objects: ``backward_on_container``, ``backward_on_number``,
                ``loss_module_given_data``, ``context_manager_not_called``, ``optimizer_given_module``,

@@ -356,6 +356,8 @@ def test_an_extension_without_a_due_date_is_refused(tmp_path):
     db = tmp_path / "gradebook.db"
     with Store(f"sqlite:///{db}") as store:
         store.gb.add_assignment("ex09")
+        store.gb.add_student("ann")
+        store.gb.add_submission("ex09", "ann")  # handed in, so only the missing due date can refuse it
     done = subprocess.run(
         [sys.executable, "-m", "autograder", "extension", "ex09", "ann", "--hours", "24", "--db", f"sqlite:///{db}"],
         capture_output=True,

@@ -30,6 +30,7 @@ from ..lessons import COURSE_ROOT, lab_fragment, learner_root, lesson
 from .catalogue import catalogued_kind
 from .context import context
 from .refine import refine
+from .training import training_kind
 
 __all__ = ["Explanation", "explain", "told_kind", "KINDS", "MODIFIED_INPLACE", "modified_inplace_message"]
 
@@ -281,6 +282,7 @@ def explain(error, stack=None) -> Explanation:
         details.update({flag: True for flag in ("view", "base", "saved") if flag in details})
         if kind == "inference_tensor" and "saved" not in details and _on_grad(error, text):
             details["inference_grad"] = True
+        kind, details = training_kind(kind, details, text, where, error)
         kind, details = refine(kind, details, text, where, error)
         if kind == "unknown":
             return _explanation("unknown", UNKNOWN, {}, {}, text)

@@ -56,6 +56,12 @@ catalogued     kinds named from PyTorch's own messages (``autograder/kinds/catal
                (an error on None on a line that reads ``.grad``; ``grad_none_nonleaf`` and ``grad_reset`` (usage)
                where that tensor is a non-leaf or was reset by zero_grad); a catalogued message with no kind is
                unknown
+training       ordinary Python errors an autograd or training mistake causes (:mod:`autograder.kinds.training`),
+               picked from the failing frame's objects: ``backward_on_container``, ``backward_on_number``,
+               ``loss_module_given_data``, ``context_manager_not_called``, ``optimizer_given_module``,
+               ``optimizer_given_tensor``, ``optimizer_overlapping_groups``, ``module_init_not_called``,
+               ``hook_never_ran``, ``pickle_module_hook``, ``wrapper_attribute``, ``compiled_state_dict_prefix``,
+               ``wrapper_state_dict_prefix``
 notebook       ``name_not_defined``: not autograd's, a cell ran before the cell that defines a name;
                ``setup_not_run``: a name the set-up cell defines (torch, nn, ...)
                ``check_helpers_not_run``: a name an exercise's folded check helpers define
@@ -87,6 +93,7 @@ from . import (
     notebook,
     precision,
     told_apart,
+    training,
 )
 from .kind import MODIFIED_INPLACE, Kind, modified_inplace_message
 
@@ -116,6 +123,7 @@ KINDS: dict[str, Kind] = {
     **higher_order.MORE,
     **compiled.MORE,
     **distributed.MORE,
+    **training.KINDS,
     **catalogued.KINDS,
     **told_apart.KINDS,
     **notebook.KINDS,

@@ -215,7 +215,7 @@ def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, s
         options.get("element_sizes") or {},
         options.get("views") or {},
         probes,
-        options.get("saved", True) is not False,
+        options.get("saved") if isinstance(options.get("saved"), bool) else None,
         options.get("saved_by") or {},
     )
     if result.ok:

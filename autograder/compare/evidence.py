@@ -87,6 +87,10 @@ RNG = "preserve_rng_state of the checkpoints"  # True / False, one per checkpoin
 GRAD_BETWEEN = ".grad between backward passes"  # "kept", "set to None", "zeroed", "scaled", "changed"
 ALL_REDUCED = "tensors all-reduced"  # "a .grad", "a tensor autograd recorded", "another tensor"
 CHECKPOINTS = "checkpoint calls"  # "no checkpoint ran", "one checkpoint ran", "several checkpoints ran"
+# what ran inside a checkpoint at the forward (the model's leaf modules, each at its first call): "no checkpoint
+# ran", "modules with parameters outside every checkpoint", "only modules without parameters outside every
+# checkpoint", "one checkpoint around every module", "several checkpoints around every module"
+CHECKPOINT_COVER = "what the checkpoints covered"
 RESEEDS = "torch.manual_seed calls"  # how many times the run reseeded the RNG (one entry: the count)
 BACKWARDS = "backward() calls"  # how many times backward() ran (one entry: the count)
 NON_FINITE = "non-finite values received"  # True / False: NaN or inf in what the check received (the judge adds it)

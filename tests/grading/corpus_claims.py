@@ -46,8 +46,35 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
     return model[2:](h)
 """
             },
-            "fails": {"q1_check": "Several checkpoints ran"},
+            "fails": {"q1_check": "Modules with parameters ran outside every checkpoint"},
             "never": ["checkpoint_sequential never checkpoints", "One checkpoint ran", "No checkpoint ran"],
+        },
+        "c51-08-checkpoint-linear-only": {
+            "cause": "checkpoints each Linear alone and runs Tanh and Dropout plainly: several checkpoints, each "
+            "keeping its input, and the activations and masks saved as without checkpointing",
+            "answers": {
+                "q1_answer": """def forward_checkpointed(model, x):
+    for module in model.modules():
+        if not list(module.children()):
+            x = checkpoint(module, x, use_reentrant=False) if isinstance(module, nn.Linear) else module(x)
+    return x
+"""
+            },
+            "fails": {"q1_check": "the modules without parameters (activations, dropout) ran outside every checkpoint"},
+            "never": ["One checkpoint ran", "No checkpoint ran", "around the whole model", "several segments"],
+        },
+        "c51-08-head-only": {
+            "cause": "loops over the model's top level and checkpoints what is an nn.Linear: only the head (the "
+            "blocks are Sequentials), so one checkpoint ran, around the head, not around most of the model",
+            "answers": {
+                "q1_answer": """def forward_checkpointed(model, x):
+    for module in model:
+        x = checkpoint(module, x, use_reentrant=False) if isinstance(module, nn.Linear) else module(x)
+    return x
+"""
+            },
+            "fails": {"q1_check": "Modules with parameters ran outside every checkpoint"},
+            "never": ["One checkpoint ran", "around the whole model", "(most of) the model"],
         },
     },
     "ex14_distributed": {
@@ -123,6 +150,28 @@ softclip.register_autograd(softclip_backward, setup_context=softclip_setup_conte
             },
             "fails": {"q4_check": "returned the activation's own storage"},
             "never": ["copy of a weight"],
+        },
+        "c51-10-fused-peak-zero": {
+            "cause": "predicts 0 B of .grad alive with the fused step: each gradient is alive until its hook frees "
+            "it, so the peak is the largest .grad (no Node saves a .grad)",
+            "answers": {
+                "q3_answer": """def fuse_sgd_into_backward(model, lr):
+    def step(p):
+        with torch.no_grad():
+            p.add_(p.grad, alpha=-lr)
+        p.grad = None
+
+    return [p.register_post_accumulate_grad_hook(step) for p in model.parameters() if p.requires_grad]
+
+
+def peak_grad_bytes(model, fused):
+    if fused:
+        return 0
+    return sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad)
+"""
+            },
+            "fails": {"q3_check": "Is it alive at the moment the figure describes?"},
+            "never": ["Which Node saves it", "Node"],
         },
     },
     "ex12_higher_order": {

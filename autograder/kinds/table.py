@@ -62,6 +62,14 @@ training       ordinary Python errors an autograd or training mistake causes (:m
                ``optimizer_given_tensor``, ``optimizer_overlapping_groups``, ``module_init_not_called``,
                ``hook_never_ran``, ``pickle_module_hook``, ``wrapper_attribute``, ``compiled_state_dict_prefix``,
                ``wrapper_state_dict_prefix``
+python layer   messages of torch's Python modules and warnings of the same chapters
+               (:mod:`autograder.kinds.python_layer`, whose catalogue ``python_layer.tsv`` lists every raise and
+               warn of those modules with its kind or the reason for none): ``clip_grad_nonfinite``,
+               ``loss_broadcast``, ``checkpoint_unexpected_kwargs``, ``checkpoint_unpacked_twice``,
+               ``gradcheck_nondeterministic``, ``vmap_output_not_tensor``, ``functional_call_not_dict``,
+               ``process_group_env``, ``volatile_removed``, ``typed_storage_deprecated``,
+               ``saved_variables_deprecated``, ``scalar_of_requires_grad``, ``allreduce_no_autograd``,
+               ``ddp_grad_strides``
 notebook       ``name_not_defined``: not autograd's, a cell ran before the cell that defines a name;
                ``setup_not_run``: a name the set-up cell defines (torch, nn, ...)
                ``check_helpers_not_run``: a name an exercise's folded check helpers define
@@ -92,6 +100,7 @@ from . import (
     hooks,
     notebook,
     precision,
+    python_layer,
     told_apart,
     training,
 )
@@ -124,6 +133,7 @@ KINDS: dict[str, Kind] = {
     **compiled.MORE,
     **distributed.MORE,
     **training.KINDS,
+    **python_layer.KINDS,
     **catalogued.KINDS,
     **told_apart.KINDS,
     **notebook.KINDS,

@@ -70,7 +70,7 @@ KINDS: dict[str, Kind] = {
     "optimizer_given_tensor": Kind(
         "usage",
         r"params argument given to the optimizer should be an iterable of Tensors or dicts, but got "
-        r"(?P<type>torch\.\w+)",
+        r"(?P<type>\S+)",
         _N2,
         "The optimizer was given one tensor ({type}) where it takes an iterable of tensors: it would iterate "
         "over the tensor's rows. {seen}",

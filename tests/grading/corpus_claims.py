@@ -174,6 +174,43 @@ def peak_grad_bytes(model, fused):
             "never": ["Which Node saves it", "Node"],
         },
     },
+    "ex11_mixed_precision": {
+        "c51-11-float16-autocast": {
+            "cause": "runs the forward under float16 autocast where bfloat16 is asked, the scaler's order right: the "
+            "gradients differ by float16's rounding, not by a clip before unscale_ or a missing zero_grad",
+            "answers": {
+                "q3_answer": """def scaled_step(model, optimizer, scaler, x, y, max_norm):
+    optimizer.zero_grad()
+    with torch.autocast("cpu", dtype=torch.float16):
+        loss = torch.nn.functional.mse_loss(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    scaler.step(optimizer)
+    scaler.update()
+"""
+            },
+            "fails": {"q3_check": "Your forward ran under float16 autocast"},
+            "never": ["call scaler.unscale_(optimizer) before clip_grad_norm_", "set the gradients to None"],
+        },
+        "c51-11-gradients-never-reset": {
+            "cause": "never resets .grad: the second batch's inf stays in .grad, so the third step is skipped too and "
+            "the scale halves again, though update() runs once per iteration",
+            "answers": {
+                "q3_answer": """def scaled_step(model, optimizer, scaler, x, y, max_norm):
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        loss = torch.nn.functional.mse_loss(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    scaler.step(optimizer)
+    scaler.update()
+"""
+            },
+            "fails": {"q3_check": "A backward added into gradients an earlier iteration left in .grad"},
+            "never": ["Call scaler.update() once", "did not call scaler.update()"],
+        },
+    },
     "ex12_higher_order": {
         "c51-12-penalty-fills-grad": {
             "cause": "a backward(create_graph=True) inside the penalty fills .grad of every critic parameter: in a "

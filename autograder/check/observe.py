@@ -16,6 +16,7 @@ import torch.utils.checkpoint as checkpointing
 
 from ..compare.evidence import (
     AUTOCAST,
+    AUTOCAST_DTYPE,
     BACKWARDS,
     CHECKPOINT_COVER,
     CHECKPOINTS,
@@ -46,15 +47,22 @@ def _autocast_on() -> bool:
     return any(torch.is_autocast_enabled(device) for device in ("cpu", "cuda"))
 
 
+def _autocast_dtypes() -> list[str]:
+    """The dtype of each active autocast region (``"torch.bfloat16"``), one per device where one is active."""
+    return [str(torch.get_autocast_dtype(d)) for d in ("cpu", "cuda") if torch.is_autocast_enabled(d)]
+
+
 @contextlib.contextmanager
 def forward_modes(model: torch.nn.Module, facts: dict):
     """Within the block, at each forward of ``model`` or of one of its modules: whether grad mode was on
-    (``torch.no_grad()``/``inference_mode`` turn it off), whether autocast was active, and the module's
-    mode (``"train"``/``"eval"``)."""
+    (``torch.no_grad()``/``inference_mode`` turn it off), whether autocast was active and in which dtype, and the
+    module's mode (``"train"``/``"eval"``)."""
 
     def seen(module, args):
         _add(facts, GRAD_MODE, torch.is_grad_enabled())
         _add(facts, AUTOCAST, _autocast_on())
+        for dtype in _autocast_dtypes():
+            _add(facts, AUTOCAST_DTYPE, dtype)
         _add(facts, TRAINING, "train" if module.training else "eval")
 
     hooks = [module.register_forward_pre_hook(seen) for module in model.modules()]

@@ -82,6 +82,7 @@ class Held:
 # what was seen, once per occurrence in the run (one entry per forward, per checkpoint call, ...).
 GRAD_MODE = "grad mode at the forward"  # True: grad mode on; False: no_grad/inference_mode
 AUTOCAST = "autocast at the forward"  # True: an autocast region was active
+AUTOCAST_DTYPE = "autocast dtype at the forward"  # "torch.bfloat16", "torch.float16": where autocast was active
 TRAINING = "module mode at the forward"  # "train" / "eval" (any module of the model)
 RNG = "preserve_rng_state of the checkpoints"  # True / False, one per checkpoint call
 GRAD_BETWEEN = ".grad between backward passes"  # "kept", "set to None", "zeroed", "scaled", "changed"

@@ -162,6 +162,17 @@ KINDS: dict[str, Kind] = {
         "wrapping, or .data replaced). Results stay right; each step copies the gradient.",
         "Convert the model first (to(memory_format=...), .to(device)), then wrap it in DistributedDataParallel.",
     ),
+    # an unknown message, its family guessed from the part of torch that raised it (autograder.explain.guess); its
+    # lesson is the guessed chapter's
+    "family_guess": Kind(
+        "unknown",
+        "",
+        ("notebooks/00_start.ipynb", "Contents"),
+        "A guess, from where torch raised it ({module}): this message is not one the explainer knows; it comes "
+        "from {what}.",
+        "Where to look: {look}. Read PyTorch's message for the argument or the call it names.",
+        types=(),
+    ),
 }
 
 CATALOGUE_PATH = Path(__file__).with_name("python_layer.tsv")

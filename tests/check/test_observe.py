@@ -6,7 +6,16 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from autograder.check import observe
-from autograder.compare.evidence import AUTOCAST, BACKWARDS, GRAD_BETWEEN, GRAD_MODE, RESEEDS, RNG, TRAINING
+from autograder.compare.evidence import (
+    AUTOCAST,
+    AUTOCAST_DTYPE,
+    BACKWARDS,
+    GRAD_BETWEEN,
+    GRAD_MODE,
+    RESEEDS,
+    RNG,
+    TRAINING,
+)
 
 
 def test_forward_modes_sees_no_grad_autocast_and_eval():
@@ -16,6 +25,7 @@ def test_forward_modes_sees_no_grad_autocast_and_eval():
         with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
             model(torch.randn(1, 2))
     assert facts[GRAD_MODE] == [False] and facts[AUTOCAST] == [True] and facts[TRAINING] == ["eval"]
+    assert facts[AUTOCAST_DTYPE] == ["torch.bfloat16"]
     assert not model._forward_pre_hooks and not model[0]._forward_pre_hooks
 
 

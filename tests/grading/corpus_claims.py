@@ -35,6 +35,22 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
             "never": ["the graph was cut", "detach(), .data"],
         },
     },
+    "ex04_accumulation": {
+        "c51-04-drop-last-partial": {
+            "cause": "loops over n // micro_batch micro-batches, each weighted by len(xb) / n: the last, smaller "
+            "micro-batch never runs (the weights are right; no loss is divided by the number of micro-batches)",
+            "answers": {
+                "q2_answer": """def accumulate(model, x, y, micro_batch):
+    n = len(x)
+    for i in range(n // micro_batch):
+        xb, yb = x[i * micro_batch : (i + 1) * micro_batch], y[i * micro_batch : (i + 1) * micro_batch]
+        (F.mse_loss(model(xb), yb) * (len(xb) / n)).backward()
+"""
+            },
+            "fails": {"q2_check": "Fewer samples reached the model than the batch holds"},
+            "never": ["Dividing each loss by the number of micro-batches", "weighted by its share"],
+        },
+    },
     "ex08_checkpoint": {
         "c51-08-two-checkpoints-then-the-rest-plain": {
             "cause": "checkpoints the first two blocks and runs the rest of the model plainly: several checkpoints "
@@ -172,6 +188,43 @@ def peak_grad_bytes(model, fused):
             },
             "fails": {"q3_check": "Is it alive at the moment the figure describes?"},
             "never": ["Which Node saves it", "Node"],
+        },
+    },
+    "ex11_mixed_precision": {
+        "c51-11-float16-autocast": {
+            "cause": "runs the forward under float16 autocast where bfloat16 is asked, the scaler's order right: the "
+            "gradients differ by float16's rounding, not by a clip before unscale_ or a missing zero_grad",
+            "answers": {
+                "q3_answer": """def scaled_step(model, optimizer, scaler, x, y, max_norm):
+    optimizer.zero_grad()
+    with torch.autocast("cpu", dtype=torch.float16):
+        loss = torch.nn.functional.mse_loss(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    scaler.step(optimizer)
+    scaler.update()
+"""
+            },
+            "fails": {"q3_check": "Your forward ran under float16 autocast"},
+            "never": ["call scaler.unscale_(optimizer) before clip_grad_norm_", "set the gradients to None"],
+        },
+        "c51-11-gradients-never-reset": {
+            "cause": "never resets .grad: the second batch's inf stays in .grad, so the third step is skipped too and "
+            "the scale halves again, though update() runs once per iteration",
+            "answers": {
+                "q3_answer": """def scaled_step(model, optimizer, scaler, x, y, max_norm):
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        loss = torch.nn.functional.mse_loss(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    scaler.step(optimizer)
+    scaler.update()
+"""
+            },
+            "fails": {"q3_check": "A backward added into gradients an earlier iteration left in .grad"},
+            "never": ["Call scaler.update() once", "did not call scaler.update()"],
         },
     },
     "ex12_higher_order": {

@@ -35,6 +35,22 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
             "never": ["the graph was cut", "detach(), .data"],
         },
     },
+    "ex04_accumulation": {
+        "c51-04-drop-last-partial": {
+            "cause": "loops over n // micro_batch micro-batches, each weighted by len(xb) / n: the last, smaller "
+            "micro-batch never runs (the weights are right; no loss is divided by the number of micro-batches)",
+            "answers": {
+                "q2_answer": """def accumulate(model, x, y, micro_batch):
+    n = len(x)
+    for i in range(n // micro_batch):
+        xb, yb = x[i * micro_batch : (i + 1) * micro_batch], y[i * micro_batch : (i + 1) * micro_batch]
+        (F.mse_loss(model(xb), yb) * (len(xb) / n)).backward()
+"""
+            },
+            "fails": {"q2_check": "Fewer samples reached the model than the batch holds"},
+            "never": ["Dividing each loss by the number of micro-batches", "weighted by its share"],
+        },
+    },
     "ex08_checkpoint": {
         "c51-08-two-checkpoints-then-the-rest-plain": {
             "cause": "checkpoints the first two blocks and runs the rest of the model plainly: several checkpoints "

@@ -241,6 +241,19 @@ def peak_grad_bytes(model, fused):
             "fails": {"q2_check": "filled .grad of the critic's parameters"},
             "never": [],
         },
+        "c51-12-penalty-draws-random-numbers": {
+            "cause": "the penalty draws torch.rand from the global generator (unused in its value): value and gradients "
+            "right, but the caller's next random draws change",
+            "answers": {
+                "q2_answer": """def one_sided_penalty(critic, x_hat):
+    noise = torch.rand(len(x_hat), 1)
+    (g,) = torch.autograd.grad(critic(x_hat + 0 * noise).sum(), x_hat, create_graph=True)
+    return (torch.relu(torch.linalg.vector_norm(g, dim=1) - 1) ** 2).mean()
+"""
+            },
+            "fails": {"q2_check": "drew random numbers from the global generator"},
+            "never": ["filled .grad"],
+        },
         "c51-12-params-never-reach-the-model": {
             "cause": "passes the parameters under names functional_call does not know: the model uses its own, so "
             "every per-sample gradient is 0 (not the batch's gradient repeated)",

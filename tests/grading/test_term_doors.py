@@ -204,6 +204,8 @@ def _canvas(c: Course) -> dict:
         ),
         ("joneseve_105_5_ex01_graph.ipynb", nbformat.writes(c.blank), morning),
         ("evilformula_106_6_ex01_graph.ipynb", nbformat.writes(c.blank), morning),
+        # Canvas user 200 set their display name to the honest classmate's, who has no id in the roster
+        ("correctcarol_200_7_ex01_graph.ipynb", nbformat.writes(c.blank), (2026, 1, 20, 12, 0, 0)),
     ]
     archive = _zip(c.root / "canvas.zip", entries)
     roster = c.root / "roster.csv"
@@ -217,6 +219,7 @@ def _canvas(c: Course) -> dict:
             ("hal", "104", "Huge, Hal"),
             ("eve", "105", "Jones, Eve,eve@uni.edu,8.0,0.0,8.0,8.0"),
             ("mallory", "106", '=HYPERLINK("http://evil.example","8")'),
+            ("correct", "", "Correct, Carol"),  # a row with a name only, as the README allows
         ]:
             writer.writerow(row)
     return c.grade("--from-zip", str(archive), "--roster", str(roster), out="out")
@@ -283,6 +286,19 @@ def test_an_lms_and_an_exchange_submission_are_ordered_by_their_platforms_times(
     assert float(rows["late"]["score"]) == 0 and float(rows["late"]["late_penalty"]) == FULL
     assert (c.submitted / "late" / EX / "timestamp.txt").read_text(encoding="utf-8") == LATE
     assert_fair(c, run, ["eve", "mallory"])
+
+
+def test_a_display_name_never_replaces_a_classmates_submission(term):
+    """Canvas user 200 named themselves like the honest learner, whose roster row has a name only,
+    and uploaded a blank notebook after the honest on-time exchange hand-in: is the honest one still
+    graded (full, its own time), the upload kept aside, and the instructor told to decide by id?"""
+    c, run = term["course"], term["canvas"]
+    assert float(c.rows()["correct"]["score"]) == FULL
+    assert (c.submitted / "correct" / EX / "timestamp.txt").read_text(encoding="utf-8") == ON_TIME
+    (aside,) = (c.course / "submitted-replaced").glob(f"*/correct/{EX}")
+    assert nbformat.read(aside / f"{EX}.ipynb", as_version=4) == c.blank
+    said = "refused to replace the submission there with the zip's, matched to correct by a display name"
+    assert said in run["stdout"]
 
 
 # --- one input ends or poisons the run ----------------------------------------------------------

@@ -355,7 +355,7 @@ def nbytes(
     element_sizes: dict[str, int] | None = None,
     views: dict[str, int] | None = None,
     probes: list[tuple] | None = None,
-    saved: bool = True,
+    saved: bool | None = None,
     saved_by: dict[str, int] | None = None,
 ) -> None:
     """Check a memory figure in bytes (an ``int``), exactly, with
@@ -368,7 +368,8 @@ def nbytes(
     learner's figure at other inputs with the facts there, ``[(figure, {"expected": int, "parts": ..., "unsaved":
     ..., ...}), ...]``, which tell apart readings that one size cannot (the record carries the learner's figures
     with its value, as ``facts`` are carried, so the class grader reads them, and the facts from the solution's
-    record); ``saved``: whether the parts are tensors saved for backward; ``saved_by``: how many Nodes save each
+    record); ``saved``: whether the parts are tensors saved for backward (None: where ``unsaved`` or ``saved_by`` is
+    given, since a figure of ``.grad`` or of a result is no Node's); ``saved_by``: how many Nodes save each
     part, where known (a part one Node saves is an unlikely one to be counted twice).
 
     Raises:

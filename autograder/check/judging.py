@@ -116,6 +116,19 @@ def _grads_hint(hint, kinds: list[str], facts=None) -> str:
     return " ".join(said) if said else _weighed_hint(hint.get("otherwise", ""), facts)[0]
 
 
+def _claims(hint) -> list:
+    """The claims with a test of their own (``compare.evidence``) among a hint's entries, at any depth."""
+    if compare_evidence.is_cause(hint):
+        return [hint]
+    if isinstance(hint, Mapping):
+        return [c for entry in hint.values() for c in _claims(entry)]
+    return [c for entry in hint for c in _claims(entry)] if isinstance(hint, list) else []
+
+
+def _facts(options: dict) -> dict:
+    return options.get("run facts") if isinstance(options.get("run facts"), Mapping) else {}
+
+
 def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, str]:
     by = options.get("causes_by")
     if isinstance(by, Mapping):  # the causes the learner's run adds, by what the check observed it do (check.grads)
@@ -159,6 +172,8 @@ def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, st
         lines.append(f"  (the dict's other keys: {listed})")
     hint = _grads_hint(options.get("hint"), [kind for kind, _, _, _ in problems.values()], options.get("run facts"))
     first = next(iter(problems.values()))[3]  # the first wrong gradient's cause names the message
+    if first.count(".") == 1 and hint and compare_evidence.weigh(_claims(options.get("hint")), _facts(options))[0]:
+        first = cause_key(first, hint)  # a kind alone ("tensor.mismatch"): the cause the run showed names it
     return False, _with_reasons(keyed("\n".join(lines + ([hint] if hint else [])), first), reasons)
 
 
@@ -215,7 +230,7 @@ def _judge_nbytes(received, expected, name: str, options: dict) -> tuple[bool, s
         options.get("element_sizes") or {},
         options.get("views") or {},
         probes,
-        options.get("saved", True) is not False,
+        options.get("saved") if isinstance(options.get("saved"), bool) else None,
         options.get("saved_by") or {},
     )
     if result.ok:

@@ -16,7 +16,9 @@ import torch.utils.checkpoint as checkpointing
 
 from ..compare.evidence import (
     AUTOCAST,
+    AUTOCAST_DTYPE,
     BACKWARDS,
+    CHECKPOINT_COVER,
     CHECKPOINTS,
     GRAD_BETWEEN,
     GRAD_MODE,
@@ -45,15 +47,22 @@ def _autocast_on() -> bool:
     return any(torch.is_autocast_enabled(device) for device in ("cpu", "cuda"))
 
 
+def _autocast_dtypes() -> list[str]:
+    """The dtype of each active autocast region (``"torch.bfloat16"``), one per device where one is active."""
+    return [str(torch.get_autocast_dtype(d)) for d in ("cpu", "cuda") if torch.is_autocast_enabled(d)]
+
+
 @contextlib.contextmanager
 def forward_modes(model: torch.nn.Module, facts: dict):
     """Within the block, at each forward of ``model`` or of one of its modules: whether grad mode was on
-    (``torch.no_grad()``/``inference_mode`` turn it off), whether autocast was active, and the module's
-    mode (``"train"``/``"eval"``)."""
+    (``torch.no_grad()``/``inference_mode`` turn it off), whether autocast was active and in which dtype, and the
+    module's mode (``"train"``/``"eval"``)."""
 
     def seen(module, args):
         _add(facts, GRAD_MODE, torch.is_grad_enabled())
         _add(facts, AUTOCAST, _autocast_on())
+        for dtype in _autocast_dtypes():
+            _add(facts, AUTOCAST_DTYPE, dtype)
         _add(facts, TRAINING, "train" if module.training else "eval")
 
     hooks = [module.register_forward_pre_hook(seen) for module in model.modules()]
@@ -65,16 +74,19 @@ def forward_modes(model: torch.nn.Module, facts: dict):
 
 
 @contextlib.contextmanager
-def checkpoint_calls(facts: dict):
+def checkpoint_calls(facts: dict, model: torch.nn.Module | None = None):
     """Within the block, each ``torch.utils.checkpoint`` call's ``preserve_rng_state`` (reentrant or not; also
     through ``checkpoint_sequential``, and however the learner imported ``checkpoint``: both variants go through
     these two internals), how many checkpoints ran (``"no checkpoint ran"``, ``"one checkpoint ran"``, ``"several
     checkpoints ran"``; ``checkpoint_sequential`` with one segment runs none), and how many times
-    ``torch.manual_seed`` reseeded the RNG."""
+    ``torch.manual_seed`` reseeded the RNG. With ``model``: what the checkpoints covered (``CHECKPOINT_COVER``),
+    from whether each leaf module of ``model`` ran inside a checkpoint at its first call (the forward; a
+    recomputation in backward is a later call)."""
     generator, function = checkpointing._checkpoint_without_reentrant_generator, checkpointing.CheckpointFunction
     apply, manual_seed = function.apply, torch.manual_seed
-    facts[RESEEDS], count = [0], [0]
+    facts[RESEEDS], count, depth = [0], [0], [0]
     facts[CHECKPOINTS] = ["no checkpoint ran"]
+    first: dict[torch.nn.Module, bool] = {}  # leaf module -> whether its first call ran inside a checkpoint
 
     def reseeded(seed):
         facts[RESEEDS] = [facts[RESEEDS][0] + 1]
@@ -85,14 +97,31 @@ def checkpoint_calls(facts: dict):
         count[0] += 1
         facts[CHECKPOINTS] = ["one checkpoint ran" if count[0] == 1 else "several checkpoints ran"]
 
+    def inside(inner):  # the generator yields once, before the checkpointed function runs, then ends after it
+        depth[0] += 1
+        try:
+            yield from inner
+        finally:
+            depth[0] -= 1
+
     def watched_generator(fn, preserve_rng_state=True, *args, **kwargs):
         counted(preserve_rng_state)
-        return generator(fn, preserve_rng_state, *args, **kwargs)
+        return inside(generator(fn, preserve_rng_state, *args, **kwargs))
 
     def watched_apply(run_function, preserve_rng_state, *args):
         counted(preserve_rng_state)
-        return apply(run_function, preserve_rng_state, *args)
+        depth[0] += 1
+        try:
+            return apply(run_function, preserve_rng_state, *args)
+        finally:
+            depth[0] -= 1
 
+    leaves = [m for m in model.modules() if not list(m.children())] if model is not None else []
+
+    def seen(module, args) -> None:  # returns None: a pre-hook's result would replace the module's input
+        first.setdefault(module, depth[0] > 0)
+
+    hooks = [m.register_forward_pre_hook(seen) for m in leaves]
     checkpointing._checkpoint_without_reentrant_generator, function.apply = watched_generator, watched_apply
     torch.manual_seed = reseeded
     try:
@@ -100,6 +129,22 @@ def checkpoint_calls(facts: dict):
     finally:
         checkpointing._checkpoint_without_reentrant_generator, function.apply = generator, apply
         torch.manual_seed = manual_seed
+        for hook in hooks:
+            hook.remove()
+        if model is not None:
+            facts[CHECKPOINT_COVER] = [_cover(count[0], first)]
+
+
+def _cover(checkpoints: int, first: dict) -> str:
+    """What the checkpoints covered, in the words of ``CHECKPOINT_COVER``'s values."""
+    if not checkpoints:
+        return "no checkpoint ran"
+    outside = [m for m, inside in first.items() if not inside]
+    if any(next(m.parameters(), None) is not None for m in outside):
+        return "modules with parameters outside every checkpoint"
+    if outside:
+        return "only modules without parameters outside every checkpoint"
+    return "one checkpoint around every module" if checkpoints == 1 else "several checkpoints around every module"
 
 
 @contextlib.contextmanager

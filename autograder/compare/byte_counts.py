@@ -152,7 +152,9 @@ def _named(reading: _Reading, name: str, size: int, side: str, diff: int, facts,
         sentences.append(_ONCE)
     if "missing" in kinds:
         sentences.append(
-            "Which Node saves it for backward?" if saved else "What of the figure did your count leave out?"
+            "Which Node saves it for backward?"
+            if saved
+            else "Is it alive at the moment the figure describes? Which tensors are, then?"
         )
     if "unsaved" in kinds:
         sentences.append("Count only what backward needs (check what each Node saves).")
@@ -265,7 +267,7 @@ def diagnose_bytes(
     element_sizes: dict[str, int] | None = None,
     views: dict[str, int] | None = None,
     probes: list[dict] | None = None,
-    saved: bool = True,
+    saved: bool | None = None,
     saved_by: dict[str, int] | None = None,
 ) -> Diagnosis:
     """Compare a memory figure (``int`` bytes) with the reference, exactly, and name what the difference is made
@@ -284,7 +286,10 @@ def diagnose_bytes(
         views: bytes of views whose storage the figure already counts (a transposed weight), by name.
         probes: the same figure at other inputs, to tell readings apart: ``[{"received": int, "expected": int,
             "parts": ..., "unsaved": ..., "extra": ..., "views": ..., "element_sizes": ...}]`` (names as here).
-        saved: whether the parts are tensors saved for backward (False: ``.grad``, a result, what is alive).
+        saved: whether the parts are tensors saved for backward (False: ``.grad``, a result, what is alive). None
+            (the default): saved only where the check said what no Node saves (``unsaved``) or which Nodes save
+            each part (``saved_by``); a figure of ``.grad`` bytes or of a result is never said to be saved by a
+            Node, so its missing part is never asked "which Node saves it?".
         saved_by: how many Nodes save each part, by name, where known: a part one Node saves is an unlikely one to
             be counted twice (its reading is one step more complex).
 
@@ -302,6 +307,8 @@ def diagnose_bytes(
     diff = received - expected
     size, side = abs(diff), "too high" if diff > 0 else "too low"
     facts = _facts(parts, unsaved, views, extra, element_sizes, element_size, saved_by)
+    if saved is None:  # a Node is named only where the check told what Nodes save
+        saved = bool(facts.unsaved or facts.saved_by)
     tried = []
     for probe in probes or ():
         if (

@@ -82,11 +82,16 @@ class Held:
 # what was seen, once per occurrence in the run (one entry per forward, per checkpoint call, ...).
 GRAD_MODE = "grad mode at the forward"  # True: grad mode on; False: no_grad/inference_mode
 AUTOCAST = "autocast at the forward"  # True: an autocast region was active
+AUTOCAST_DTYPE = "autocast dtype at the forward"  # "torch.bfloat16", "torch.float16": where autocast was active
 TRAINING = "module mode at the forward"  # "train" / "eval" (any module of the model)
 RNG = "preserve_rng_state of the checkpoints"  # True / False, one per checkpoint call
 GRAD_BETWEEN = ".grad between backward passes"  # "kept", "set to None", "zeroed", "scaled", "changed"
 ALL_REDUCED = "tensors all-reduced"  # "a .grad", "a tensor autograd recorded", "another tensor"
 CHECKPOINTS = "checkpoint calls"  # "no checkpoint ran", "one checkpoint ran", "several checkpoints ran"
+# what ran inside a checkpoint at the forward (the model's leaf modules, each at its first call): "no checkpoint
+# ran", "modules with parameters outside every checkpoint", "only modules without parameters outside every
+# checkpoint", "one checkpoint around every module", "several checkpoints around every module"
+CHECKPOINT_COVER = "what the checkpoints covered"
 RESEEDS = "torch.manual_seed calls"  # how many times the run reseeded the RNG (one entry: the count)
 BACKWARDS = "backward() calls"  # how many times backward() ran (one entry: the count)
 NON_FINITE = "non-finite values received"  # True / False: NaN or inf in what the check received (the judge adds it)

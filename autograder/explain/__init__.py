@@ -15,6 +15,7 @@ to the notebook's folder, so it opens from ``notebooks/`` as from ``exercises/<i
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import html
 import os
@@ -29,7 +30,10 @@ from ..kinds.table import KINDS, MODIFIED_INPLACE, UNKNOWN, Kind, modified_inpla
 from ..lessons import COURSE_ROOT, lab_fragment, learner_root, lesson
 from .catalogue import catalogued_kind
 from .context import context
+from .guess import family_guess
+from .pasted import split_warnings
 from .refine import refine
+from .training import training_kind
 
 __all__ = ["Explanation", "explain", "told_kind", "KINDS", "MODIFIED_INPLACE", "modified_inplace_message"]
 
@@ -165,6 +169,8 @@ class Explanation:
     lesson: str
     message: str = ""
     details: dict = field(default_factory=dict, hash=False)
+    # the explanations of the warnings a pasted text printed before its error (see autograder.explain.pasted)
+    warned: tuple = field(default=(), hash=False, compare=False)
 
     def __str__(self) -> str:
         def wrap(label, text):
@@ -183,6 +189,7 @@ class Explanation:
                 wrap("Cause:", self.cause),
                 wrap("Fix:", self.fix),
                 wrap("Lesson:", self.lesson),
+                *(wrap("Warned:", _warned_line(w)) for w in self.warned),
             ]
         )
 
@@ -219,7 +226,12 @@ class Explanation:
             link = f'<a href="{esc(self.href(), quote=True)}">{esc(self.lesson)}</a>'
         rows = "".join(
             f"<span>{label}</span><span>{text}</span>"
-            for label, text in (("Cause:", esc(self.cause)), ("Fix:", esc(self.fix)), ("Lesson:", link))
+            for label, text in (
+                ("Cause:", esc(self.cause)),
+                ("Fix:", esc(self.fix)),
+                ("Lesson:", link),
+                *(("Warned:", esc(_warned_line(w))) for w in self.warned),
+            )
         )
         return (
             f'<div class="autograder-explanation" style="{_BOX_STYLE}">'
@@ -233,6 +245,11 @@ _BOX_STYLE = "font-family: var(--jp-code-font-family, monospace); font-size: var
 _ROWS_STYLE = (
     "display: grid; grid-template-columns: max-content 1fr; column-gap: 1ch; padding-left: 2ch; overflow-wrap: anywhere"
 )
+
+
+def _warned_line(w: Explanation) -> str:
+    """One warning printed above the error, explained: its headline and kind, cause, fix and lesson."""
+    return f"a warning above it: {_HEADLINE[w.family]} ({w.kind}). {w.cause} Fix: {w.fix} Lesson: {w.lesson}"
 
 
 def _message(error) -> str:
@@ -261,6 +278,14 @@ def explain(error, stack=None) -> Explanation:
     else, including ``None``; never raises.
     """
     try:
+        rest, warnings_text = split_warnings(error) if isinstance(error, str) else (error, [])
+        if warnings_text:
+            known = [w for w in map(explain, warnings_text) if w.kind != "unknown"]
+            known = [w for i, w in enumerate(known) if w.kind not in {k.kind for k in known[:i]}]
+            main = explain(rest) if rest.strip() else None
+            if main is None or main.kind == "unknown":
+                main, known = (known[0], known[1:]) if known else (main or explain(""), [])
+            return dataclasses.replace(main, message=error, warned=tuple(w for w in known if w.kind != main.kind))
         text = _message(error)
         where = context(stack if stack is not None else error)
         found = [
@@ -281,9 +306,14 @@ def explain(error, stack=None) -> Explanation:
         details.update({flag: True for flag in ("view", "base", "saved") if flag in details})
         if kind == "inference_tensor" and "saved" not in details and _on_grad(error, text):
             details["inference_grad"] = True
+        kind, details = training_kind(kind, details, text, where, error)
         kind, details = refine(kind, details, text, where, error)
         if kind == "unknown":
-            return _explanation("unknown", UNKNOWN, {}, {}, text)
+            guess = family_guess(where)
+            if guess is None:
+                return _explanation("unknown", UNKNOWN, {}, {}, text)
+            explained = _explanation("family_guess", KINDS["family_guess"], guess, guess, text)
+            return dataclasses.replace(explained, lesson=lesson(*guess["lesson"]))
         return _explanation(kind, KINDS[kind], details, _values(kind, details, text), text)
     except Exception:  # noqa: BLE001 -- the explainer must never add an error of its own
         return _explanation("unknown", UNKNOWN, {}, {}, "")

@@ -81,10 +81,10 @@ def grad_is_none_evidence(what: str, frame) -> dict:
         }
     if not tensor.is_leaf:
         made_by = type(tensor.grad_fn).__name__
+        # the why is grad_none_nonleaf's own cause template (its fixed words tell it apart from grad_is_none's)
         return {
-            "why": f"{name} is not a leaf (checked on {name} itself: it has grad_fn={made_by}, so it is the result "
-            "of an operation, e.g. torch.randn(..., requires_grad=True) * 0.01 or w.to(device)); backward "
-            "fills .grad only for leaves.",
+            "nonleaf": made_by,
+            "name": name,
             "try_this": f"Make {name} a leaf: do the operation first, then requires_grad_() (torch.randn(...) "
             f"* 0.01 then .requires_grad_(), or wrap it in nn.Parameter); or call {name}.retain_grad() before "
             "backward() if you only want to look at it.",

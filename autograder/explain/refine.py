@@ -27,15 +27,14 @@ from functools import lru_cache
 
 from ..lessons import COURSE_ROOT
 from .context import _LIBRARY, Context
-from .cut import cut_line
 from .grad_none import failing_frame, grad_is_none_evidence
+from .not_built import not_built_cause
 
 __all__ = ["refine", "setup_names", "check_helper_names"]
 
 _SIXTEEN = re.compile(r"BFloat16|Half\b|float16|bfloat16", re.IGNORECASE)
 _DTYPE = re.compile(r"\b(BFloat16|Half|Float|Double|float16|bfloat16|float32|float64|float|double)\b")
 _SAVED_HOOKS = r"saved_tensors_hooks|save_on_cpu"
-_DIFFERENTIATE = re.compile(r"autograd\.grad\(|\.backward\(|\bgrad\(")
 # a name GradScaler(...) is bound to (``gs = torch.amp.GradScaler("cpu")``, ``self.gs = GradScaler()``)
 _SCALER_BOUND = re.compile(r"\b(\w+)\s*=\s*(?:[\w.]+\.)?GradScaler\s*\(")
 # a string literal on one line or a triple-quoted one (a hint's text, a docstring): no call in it
@@ -85,7 +84,7 @@ def _refine(kind, d, text, where, error):
         if dtypes and not _SIXTEEN.search(message):
             return "dtype_mismatch", {**d, "dtypes": " and ".join(dtypes)}
     elif kind == "not_built":
-        return _not_built(d, where, _failing_line(error, where, learners=True))
+        return not_built_cause(d, where, _failing_line(error, where, learners=True), error)
     elif kind == "non_scalar_output":
         if where.called(r"autograd[/\\]__init__\.py(?::|\", line \d+, in )grad\b") or (
             not isinstance(error, BaseException) and "autograd.grad(" in text and ".backward(" not in text
@@ -133,7 +132,8 @@ def _refine(kind, d, text, where, error):
         if not read:
             return "unknown", {}
         evidence = grad_is_none_evidence(read.group(0), failing_frame(error))
-        return "grad_reset" if "reset" in evidence else kind, {**d, "what": read.group(0), **evidence}
+        told = "grad_reset" if "reset" in evidence else "grad_none_nonleaf" if "nonleaf" in evidence else kind
+        return told, {**d, "what": read.group(0), **evidence}
     elif kind == "name_not_defined":
         if d.get("name") in setup_names():
             return "setup_not_run", d
@@ -171,27 +171,6 @@ def _failing_line(error, where: Context, learners: bool = False) -> str:
 
 def _uncommented(code: str) -> str:
     return re.sub(r"#[^\n]*", "", code)
-
-
-def _not_built(d: dict, where: Context, failing: str):
-    """The not-built message's causes: inside a Function's backward; a second derivative whose
-    first gradient was taken without create_graph; with it, but cut from the graph by a line the
-    code shows (``.detach()``, ``.item()``, ``no_grad``); with it and uncut, but constant; or no graph
-    at all."""
-    if where.in_function_backward:
-        return "function_backward_no_grad", d
-    code = where.source
-    if not code:
-        return "not_built", d
-    passed = len(re.findall(r"create_graph\s*=\s*True", code))
-    if passed - (1 if where.create_graph else 0) > 0:
-        cut = cut_line(code, failing)
-        if cut:
-            return "second_derivative_cut", {**d, "cut": cut}
-        return "second_derivative_constant", d
-    if len(_DIFFERENTIATE.findall(code)) >= 2:
-        return "second_derivative_no_create_graph", d
-    return "not_built", d
 
 
 _HOOKS = {

@@ -106,9 +106,10 @@ def relu_facts(way: str, follow: str = "nothing", n: int = 1024) -> dict:
     not counted), then ``loss.backward()``.
 
     Returns:
-        A dict: ``saved_bytes`` (int, bytes the graph saved as the meter counts them: each storage
-        once), ``packed`` (number of tensors saved through ``save_for_backward`` or by PyTorch's own
-        Nodes), ``held_after_backward`` (what the ReLU's Node still holds after backward, see
+        A dict: ``saved_bytes`` (int, bytes the whole graph saved as the meter counts them: each storage
+        once), ``relu_bytes`` (int, bytes the ReLU's Node alone saved through ``save_for_backward``),
+        ``packed`` (number of tensors saved through ``save_for_backward`` or by PyTorch's own
+        Nodes, ``w`` included), ``held_after_backward`` (what the ReLU's Node still holds after backward, see
         :func:`_held_by`; ``h`` is kept), ``input_changed`` (what backward does when ``x_in`` is
         changed in place between forward and backward: ``"raises"`` (the version counter check),
         ``"right"`` (backward does not read ``x_in``) or ``"silently wrong"``), ``grad_right`` (bool: is
@@ -125,6 +126,7 @@ def relu_facts(way: str, follow: str = "nothing", n: int = 1024) -> dict:
 
     (h, loss), meter = measure_saved(run, x * 1, exclude=[w])
     saved_bytes, packed = meter.alive_bytes, meter.packed_tensors
+    _, relu_meter = measure_saved(fn.apply, x * 1)
     loss.backward()
     held = _held_by(h.grad_fn)
     right = (x > 0).float() * (w.detach() if follow == "@ w" else 1)
@@ -142,6 +144,7 @@ def relu_facts(way: str, follow: str = "nothing", n: int = 1024) -> dict:
         changed = "raises"
     return dict(
         saved_bytes=saved_bytes,
+        relu_bytes=relu_meter.alive_bytes,
         packed=packed,
         held_after_backward=held,
         input_changed=changed,
@@ -150,15 +153,20 @@ def relu_facts(way: str, follow: str = "nothing", n: int = 1024) -> dict:
 
 
 def relu_table(follow: str = "nothing", n: int = 1024) -> str:
-    """:func:`relu_facts` of every way for ``follow`` and ``n``, as a fixed-width text table: what
-    :func:`relu_explorer` shows."""
-    rows = [("way", "saved bytes", "tensors saved", "Node holds after backward", "x_in changed in place")]
+    """:func:`relu_facts` of every way for ``follow`` and ``n``, as a fixed-width text table with a
+    title and a legend: what :func:`relu_explorer` shows."""
+    then = "h.sum()" if follow == "nothing" else "h @ w (w: a weight, alive anyway, not counted)"
+    rows = [("way", "ReLU saves", "graph saves", "ReLU's Node keeps after backward", "x_in changed before backward")]
     for way in RELU_WAYS:
         f = relu_facts(way, follow, n)
-        held = ", ".join(f"ctx.{a}" if a != "saved_tensors" else a for a in f["held_after_backward"]) or "-"
-        rows.append((way, f["saved_bytes"], f["packed"], held, f["input_changed"]))
-    title = f"h = relu(x), x: [{n}] float32 ({4 * n} B); then " + ("h.sum()" if follow == "nothing" else "h @ w")
-    return title + "\n" + text_table(rows, align="<>><<")
+        held = ", ".join(f"ctx.{a}" if a != "saved_tensors" else a for a in f["held_after_backward"]) or "nothing"
+        rows.append((way, f"{f['relu_bytes']} B", f"{f['saved_bytes']} B", held, f["input_changed"]))
+    title = f"h = relu(x_in), x_in: [{n}] float32 ({4 * n} B); then {then}"
+    legend = (
+        "ReLU saves: bytes its Node saved with save_for_backward. graph saves: bytes all Nodes saved,"
+        " each storage once.\nx_in changed before backward: what backward does after x_in.mul_(-1)."
+    )
+    return title + "\n" + text_table(rows, align="<>><<") + "\n" + legend
 
 
 def relu_explorer() -> widgets.Widget:

@@ -252,6 +252,19 @@ KINDS["grad_reset"] = Kind(
     "{try_this}",
     ("TypeError", "AttributeError"),
 )
+# grad_is_none where the tensor read is a non-leaf (explain.grad_none checks it): the graph was built, and a
+# non-leaf gets no .grad unless retain_grad() is called, so it must not be headed "never built" either.
+KINDS["grad_none_nonleaf"] = Kind(
+    "usage",
+    "",
+    (_N[2], "Which tensors"),
+    "The failing line reads {what}, and it is None. {name} is not a leaf (checked on {name} itself: it has "
+    "grad_fn={nonleaf}, so it is the result of an operation, e.g. torch.randn(..., requires_grad=True) * 0.01 or "
+    "w.to(device)). The graph through it was built, but backward() fills .grad only for leaves, and for a non-leaf "
+    "only if retain_grad() was called on it before backward().",
+    "{try_this}",
+    ("TypeError", "AttributeError"),
+)
 # What grad_is_none says when the tensor could not be looked at (a paste; an expression with a call): every cause.
 GRAD_IS_NONE_CAUSES = (
     "A .grad stays None when one of these holds (check each): "

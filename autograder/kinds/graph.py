@@ -21,7 +21,7 @@ KINDS: dict[str, Kind] = {
         "to walk. Usually no input required grad, the forward ran under torch.no_grad() or "
         "inference_mode(), every parameter is frozen, or the value went through .item(), "
         ".detach() or argmax/comparison; or it is a gradient that autograd.grad computed without "
-        "create_graph=True, differentiated a second time.",
+        "create_graph=True, differentiated a second time.{seen}",
         "Ask for gradients before the operations run (torch.tensor(..., requires_grad=True) or "
         "w.requires_grad_()), compute the loss outside torch.no_grad(), and keep it a tensor. "
         "Check with print(loss.grad_fn): it must not be None. For a second derivative (a "

@@ -139,11 +139,11 @@ MORE: dict[str, Kind] = {
     ),
     "amp_deprecated_api": Kind(
         "usage",
-        r"`torch\.cuda\.amp\.(?P<api>GradScaler|autocast|custom_fwd|custom_bwd)\(args\.\.\.\)` is deprecated",
+        r"`torch\.(?P<device>cuda|cpu)\.amp\.(?P<api>GradScaler|autocast|custom_fwd|custom_bwd)\(args\.\.\.\)` "
+        r"is deprecated",
         (_PRECISION[0], "On a GPU"),
-        "torch.cuda.amp.{api} is the old name of torch.amp.{api} with device 'cuda'; it still works and warns.",
-        "Write torch.amp.{api}('cuda', ...) (device_type='cuda' for custom_fwd and custom_bwd); on "
-        "the CPU, torch.amp.{api}('cpu', ...).",
+        "torch.{device}.amp.{api} is the old name of torch.amp.{api} with device '{device}'; it still works and warns.",
+        "Write torch.amp.{api}('{device}', ...) (device_type='{device}' for custom_fwd and custom_bwd).",
     ),
     "cpu_autocast_dtype": Kind(
         "usage",

@@ -53,7 +53,23 @@ DDP (ch 14)    ``ddp_ready_twice``, ``ddp_unused_parameters``, ``ddp_no_process_
 catalogued     kinds named from PyTorch's own messages (``autograder/kinds/catalogue.tsv``, read from torch
                2.13; :mod:`autograder.kinds.catalogued`), chapters 1-14: leaves and requires_grad, detach and
                inference mode, gradcheck, autograd.functional and forward AD, compile, DDP; ``grad_is_none``
-               (an error on None on a line that reads ``.grad``); a catalogued message with no kind is unknown
+               (an error on None on a line that reads ``.grad``; ``grad_none_nonleaf`` and ``grad_reset`` (usage)
+               where that tensor is a non-leaf or was reset by zero_grad); a catalogued message with no kind is
+               unknown
+training       ordinary Python errors an autograd or training mistake causes (:mod:`autograder.kinds.training`),
+               picked from the failing frame's objects: ``backward_on_container``, ``backward_on_number``,
+               ``loss_module_given_data``, ``context_manager_not_called``, ``optimizer_given_module``,
+               ``optimizer_given_tensor``, ``optimizer_overlapping_groups``, ``module_init_not_called``,
+               ``hook_never_ran``, ``pickle_module_hook``, ``wrapper_attribute``, ``compiled_state_dict_prefix``,
+               ``wrapper_state_dict_prefix``
+python layer   messages of torch's Python modules and warnings of the same chapters
+               (:mod:`autograder.kinds.python_layer`, whose catalogue ``python_layer.tsv`` lists every raise and
+               warn of those modules with its kind or the reason for none): ``clip_grad_nonfinite``,
+               ``loss_broadcast``, ``checkpoint_unexpected_kwargs``, ``checkpoint_unpacked_twice``,
+               ``gradcheck_nondeterministic``, ``vmap_output_not_tensor``, ``functional_call_not_dict``,
+               ``process_group_env``, ``volatile_removed``, ``typed_storage_deprecated``,
+               ``saved_variables_deprecated``, ``scalar_of_requires_grad``, ``allreduce_no_autograd``,
+               ``ddp_grad_strides``
 notebook       ``name_not_defined``: not autograd's, a cell ran before the cell that defines a name;
                ``setup_not_run``: a name the set-up cell defines (torch, nn, ...)
                ``check_helpers_not_run``: a name an exercise's folded check helpers define
@@ -84,7 +100,9 @@ from . import (
     hooks,
     notebook,
     precision,
+    python_layer,
     told_apart,
+    training,
 )
 from .kind import MODIFIED_INPLACE, Kind, modified_inplace_message
 
@@ -114,6 +132,8 @@ KINDS: dict[str, Kind] = {
     **higher_order.MORE,
     **compiled.MORE,
     **distributed.MORE,
+    **training.KINDS,
+    **python_layer.KINDS,
     **catalogued.KINDS,
     **told_apart.KINDS,
     **notebook.KINDS,

@@ -6,7 +6,16 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from autograder.check import observe
-from autograder.compare.evidence import AUTOCAST, BACKWARDS, GRAD_BETWEEN, GRAD_MODE, RESEEDS, RNG, TRAINING
+from autograder.compare.evidence import (
+    AUTOCAST,
+    AUTOCAST_DTYPE,
+    BACKWARDS,
+    GRAD_BETWEEN,
+    GRAD_MODE,
+    RESEEDS,
+    RNG,
+    TRAINING,
+)
 
 
 def test_forward_modes_sees_no_grad_autocast_and_eval():
@@ -16,6 +25,7 @@ def test_forward_modes_sees_no_grad_autocast_and_eval():
         with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
             model(torch.randn(1, 2))
     assert facts[GRAD_MODE] == [False] and facts[AUTOCAST] == [True] and facts[TRAINING] == ["eval"]
+    assert facts[AUTOCAST_DTYPE] == ["torch.bfloat16"]
     assert not model._forward_pre_hooks and not model[0]._forward_pre_hooks
 
 
@@ -108,3 +118,38 @@ def test_checkpoint_calls_counts_the_checkpoints_that_ran():
             run().sum().backward()
         seen.append(facts[CHECKPOINTS])
     assert seen == [["no checkpoint ran"], ["one checkpoint ran"], ["several checkpoints ran"]]
+
+
+def test_checkpoint_calls_says_what_the_checkpoints_covered():
+    """Given the model, does checkpoint_calls tell a checkpoint around the whole model (reentrant or not) from
+    checkpoints around its layers with parameters only, from a forward whose layers with parameters partly ran
+    plainly (checkpoint_sequential's last segment), each read at the forward (not the recomputation), and leave no
+    hook on the model?"""
+    from torch.utils.checkpoint import checkpoint_sequential
+
+    from autograder.compare.evidence import CHECKPOINT_COVER
+
+    def make():
+        return nn.Sequential(*[nn.Sequential(nn.Linear(3, 3), nn.Tanh()) for _ in range(3)], nn.Linear(3, 1))
+
+    def linear_only(model, x):
+        for module in model.modules():
+            if not list(module.children()):
+                x = checkpoint(module, x, use_reentrant=False) if isinstance(module, nn.Linear) else module(x)
+        return x
+
+    runs = {
+        "one checkpoint around every module": lambda m, x: checkpoint(m, x, use_reentrant=False),
+        "one checkpoint around every module ": lambda m, x: checkpoint(m, x.requires_grad_(), use_reentrant=True),
+        "only modules without parameters outside every checkpoint": linear_only,
+        "modules with parameters outside every checkpoint": lambda m, x: checkpoint_sequential(
+            m, 2, x, use_reentrant=False
+        ),
+        "no checkpoint ran": lambda m, x: m(x),
+    }
+    for said, run in runs.items():
+        model, facts = make(), {}
+        with observe.checkpoint_calls(facts, model):
+            run(model, torch.randn(2, 3)).sum().backward()
+        assert facts[CHECKPOINT_COVER] == [said.strip()], said
+        assert not any(m._forward_pre_hooks for m in model.modules())

@@ -103,3 +103,13 @@ def test_a_claim_of_the_checks_own_observation_holds_only_where_the_run_shows_it
     assert verdict_of(claim, {GRAD_BETWEEN: ("kept",)}) is Verdict.CONTRADICTED
     assert holding(claim, {GRAD_BETWEEN: ("kept",)}) is None
     assert holding(claim, {GRAD_BETWEEN: ("zeroed",)}).text == ".grad was zeroed in place"
+
+
+def test_a_figure_no_node_saves_is_never_asked_which_node_saves_it():
+    """Is a missing part of a figure of .grad bytes or of a result (no ``unsaved``, no ``saved_by``: the check did
+    not say what Nodes save) asked whether it is alive at that moment, never which Node saves it, while a saved
+    tensors' figure (``unsaved`` given) still is?"""
+    grads = diagnose_bytes(received=0, expected=2048, name="peak .grad bytes", parts={"the largest .grad": 2048})
+    assert grads.kind == "missing" and "Node" not in grads.message and "alive" in grads.message, grads.message
+    saved = diagnose_bytes(received=0, expected=2048, parts={"h": 2048}, unsaved={"the loss": 4})
+    assert "Which Node saves it" in saved.message, saved.message

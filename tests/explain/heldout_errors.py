@@ -160,7 +160,7 @@ EXPECTED = {
     ch1_per_sample_loss: {"non_scalar_output"},
     ch2_param_moved_after_requires_grad: {"optimizer_nonleaf"},
     ch2_long_weights: {"integer_requires_grad"},
-    ch2_grad_is_none: {"grad_is_none"},
+    ch2_grad_is_none: {"grad_none_nonleaf", "grad_is_none"},
     ch3_rnn_state_reused: {"consumed"},
     ch4_grad_assign: {"grad_assign_shape"},
     ch5_relu_inplace_after_sigmoid: {"modified_inplace"},

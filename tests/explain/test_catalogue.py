@@ -135,7 +135,8 @@ TRIGGERS = {
 
 def test_every_catalogued_kind_has_a_trigger():
     """Is every kind named from the catalogue raised by real code below?"""
-    assert set(catalogued.KINDS) - {"compile_requires_grad_output", "grad_is_none", "grad_reset"} == set(TRIGGERS)
+    told_apart_on_none = {"grad_is_none", "grad_reset", "grad_none_nonleaf"}  # from the failing frame, not a message
+    assert set(catalogued.KINDS) - {"compile_requires_grad_output", *told_apart_on_none} == set(TRIGGERS)
 
 
 @pytest.mark.parametrize("kind", TRIGGERS)
@@ -200,7 +201,7 @@ def test_grad_is_none_is_explained_only_on_a_line_that_reads_grad():
     with pytest.raises(AttributeError) as info:
         _read_grad_of_a_nonleaf()
     e = explain(info.value)
-    assert e.kind == "grad_is_none" and "y is not a leaf" in e.cause and "retain_grad" in e.fix
+    assert e.kind == "grad_none_nonleaf" and "y is not a leaf" in e.cause and "retain_grad" in e.fix
     assert explain("".join(traceback.format_exception(info.value))).kind == "grad_is_none"
     with pytest.raises(AttributeError) as other:
         _none_elsewhere()
@@ -244,12 +245,15 @@ def _unused_module():
 
 def test_grad_is_none_names_the_cause_it_sees_on_the_tensor_itself():
     """Where the failing frame holds the tensor whose .grad is None, is the cause the one that tensor shows (not a
-    leaf: made by an operation; requires_grad False; a leaf the loss never reached, named as the module's
-    parameter), and the list of all causes only where the tensor cannot be looked at (a paste)?"""
+    leaf: made by an operation, headed as a usage mistake since its graph was built; requires_grad False; a leaf
+    the loss never reached, named as the module's parameter), and the list of all causes only where the tensor
+    cannot be looked at (a paste)?"""
     import traceback
 
     nonleaf = explain(_grad_of(_scaled_init))
-    assert "w is not a leaf" in nonleaf.cause and "MulBackward0" in nonleaf.cause and "requires_grad_()" in nonleaf.fix
+    assert (nonleaf.kind, nonleaf.family) == ("grad_none_nonleaf", "usage") and "never built" not in str(nonleaf)
+    assert "w is not a leaf" in nonleaf.cause and "was built" in nonleaf.cause and "MulBackward0" in nonleaf.cause
+    assert "requires_grad_()" in nonleaf.fix
     frozen = explain(_grad_of(_frozen))
     assert "w has requires_grad=False" in frozen.cause and "not a leaf" not in frozen.cause
     unused = explain(_grad_of(_unused_module))

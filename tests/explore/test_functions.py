@@ -45,3 +45,17 @@ def test_relu_widget_builds():
     """Does the explorer build without a running frontend and show the table of its defaults?"""
     assert isinstance(relu_explorer(), widgets.Widget)
     assert shown(relu_explorer) == relu_table("nothing", 1024) + "\n"
+
+
+def test_table_tells_the_relus_own_bytes_from_the_graphs():
+    """Followed by `h @ w`, does the ReLU's own Node save the same bytes as alone, while the graph's
+    figure grows by the product's saved `h` (each storage once), and does the table say which is which?"""
+    n = 256
+    alone = {way: relu_facts(way, n=n) for way in RELU_WAYS}
+    then_w = {way: relu_facts(way, "@ w", n) for way in RELU_WAYS}
+    assert {w: f["relu_bytes"] for w, f in alone.items()} == {w: f["relu_bytes"] for w, f in then_w.items()}
+    assert {w: f["relu_bytes"] for w, f in alone.items()} == {w: f["saved_bytes"] for w, f in alone.items()}
+    table = relu_table("@ w", n)
+    assert "ReLU saves" in table and "graph saves" in table and "each storage once" in table
+    row = next(line for line in table.splitlines() if line.startswith("save mask"))
+    assert row.split()[2:6] == [str(n), "B", str(5 * n), "B"]

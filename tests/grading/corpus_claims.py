@@ -46,8 +46,35 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
     return model[2:](h)
 """
             },
-            "fails": {"q1_check": "Several checkpoints ran"},
+            "fails": {"q1_check": "Modules with parameters ran outside every checkpoint"},
             "never": ["checkpoint_sequential never checkpoints", "One checkpoint ran", "No checkpoint ran"],
+        },
+        "c51-08-checkpoint-linear-only": {
+            "cause": "checkpoints each Linear alone and runs Tanh and Dropout plainly: several checkpoints, each "
+            "keeping its input, and the activations and masks saved as without checkpointing",
+            "answers": {
+                "q1_answer": """def forward_checkpointed(model, x):
+    for module in model.modules():
+        if not list(module.children()):
+            x = checkpoint(module, x, use_reentrant=False) if isinstance(module, nn.Linear) else module(x)
+    return x
+"""
+            },
+            "fails": {"q1_check": "the modules without parameters (activations, dropout) ran outside every checkpoint"},
+            "never": ["One checkpoint ran", "No checkpoint ran", "around the whole model", "several segments"],
+        },
+        "c51-08-head-only": {
+            "cause": "loops over the model's top level and checkpoints what is an nn.Linear: only the head (the "
+            "blocks are Sequentials), so one checkpoint ran, around the head, not around most of the model",
+            "answers": {
+                "q1_answer": """def forward_checkpointed(model, x):
+    for module in model:
+        x = checkpoint(module, x, use_reentrant=False) if isinstance(module, nn.Linear) else module(x)
+    return x
+"""
+            },
+            "fails": {"q1_check": "Modules with parameters ran outside every checkpoint"},
+            "never": ["One checkpoint ran", "around the whole model", "(most of) the model"],
         },
     },
     "ex14_distributed": {
@@ -123,6 +150,65 @@ softclip.register_autograd(softclip_backward, setup_context=softclip_setup_conte
             },
             "fails": {"q4_check": "returned the activation's own storage"},
             "never": ["copy of a weight"],
+        },
+        "c51-10-fused-peak-zero": {
+            "cause": "predicts 0 B of .grad alive with the fused step: each gradient is alive until its hook frees "
+            "it, so the peak is the largest .grad (no Node saves a .grad)",
+            "answers": {
+                "q3_answer": """def fuse_sgd_into_backward(model, lr):
+    def step(p):
+        with torch.no_grad():
+            p.add_(p.grad, alpha=-lr)
+        p.grad = None
+
+    return [p.register_post_accumulate_grad_hook(step) for p in model.parameters() if p.requires_grad]
+
+
+def peak_grad_bytes(model, fused):
+    if fused:
+        return 0
+    return sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad)
+"""
+            },
+            "fails": {"q3_check": "Is it alive at the moment the figure describes?"},
+            "never": ["Which Node saves it", "Node"],
+        },
+    },
+    "ex11_mixed_precision": {
+        "c51-11-float16-autocast": {
+            "cause": "runs the forward under float16 autocast where bfloat16 is asked, the scaler's order right: the "
+            "gradients differ by float16's rounding, not by a clip before unscale_ or a missing zero_grad",
+            "answers": {
+                "q3_answer": """def scaled_step(model, optimizer, scaler, x, y, max_norm):
+    optimizer.zero_grad()
+    with torch.autocast("cpu", dtype=torch.float16):
+        loss = torch.nn.functional.mse_loss(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    scaler.step(optimizer)
+    scaler.update()
+"""
+            },
+            "fails": {"q3_check": "Your forward ran under float16 autocast"},
+            "never": ["call scaler.unscale_(optimizer) before clip_grad_norm_", "set the gradients to None"],
+        },
+        "c51-11-gradients-never-reset": {
+            "cause": "never resets .grad: the second batch's inf stays in .grad, so the third step is skipped too and "
+            "the scale halves again, though update() runs once per iteration",
+            "answers": {
+                "q3_answer": """def scaled_step(model, optimizer, scaler, x, y, max_norm):
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        loss = torch.nn.functional.mse_loss(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    scaler.step(optimizer)
+    scaler.update()
+"""
+            },
+            "fails": {"q3_check": "A backward added into gradients an earlier iteration left in .grad"},
+            "never": ["Call scaler.update() once", "did not call scaler.update()"],
         },
     },
     "ex12_higher_order": {

@@ -52,7 +52,7 @@ MISTAKES = {
     return checkpoint(model, x, use_reentrant=False)
 """
         },
-        "fails": {"q1_check": "One checkpoint ran: a checkpointed segment keeps only its input"},
+        "fails": {"q1_check": "One checkpoint ran, around the whole model"},
     },
     # Q2: every block its own segment, "the most checkpointing saves the most memory".
     "ex08-q2-every-block": {

@@ -1,0 +1,92 @@
+"""A guess at an unknown message's family, from where torch raised it: the innermost torch frame of the traceback
+(or the last ``File`` line of a paste) says which part of torch refused (the backward engine, checkpoint, the
+func transforms, compile, distributed, amp, custom Functions, hooks, the optimizer), hence which chapter and
+which kind of mistake is most likely. Always marked as a guess: the message itself is not one the explainer knows."""
+
+from __future__ import annotations
+
+import re
+
+from .context import Context
+
+__all__ = ["family_guess"]
+
+# (a regex on a torch frame's file, chapter's notebook, what fails there, where to look)
+_FAMILIES = (
+    (
+        r"torch[/\\]utils[/\\]checkpoint\.py",
+        "notebooks/08_checkpointing.ipynb",
+        "activation checkpointing (torch.utils.checkpoint): its arguments, or a recomputation in backward that "
+        "differs from the forward",
+        "compare what the checkpointed function does in forward and when it is recomputed (randomness, "
+        "in-place changes, global state), and pass use_reentrant=False",
+    ),
+    (
+        r"torch[/\\](?:_dynamo|_inductor|_functorch[/\\]_aot_autograd)[/\\]",
+        "notebooks/13_compile.ipynb",
+        "torch.compile (Dynamo tracing the function, AOTAutograd, a backend)",
+        "run the function without torch.compile first; then torch._dynamo.explain(fn)(*args) lists the graph "
+        "breaks and their reasons",
+    ),
+    (
+        r"torch[/\\](?:_functorch|func)[/\\]",
+        "notebooks/12_higher_order.ipynb",
+        "a torch.func transform (vmap, grad, jacrev, functional_call)",
+        "check that the function is pure (no in-place change of captured tensors, no .item(), no Python "
+        "branch on values) and that the transform's arguments (in_dims, argnums) fit its inputs",
+    ),
+    (
+        r"torch[/\\](?:distributed|nn[/\\]parallel)[/\\]",
+        "notebooks/14_distributed.ipynb",
+        "torch.distributed or DistributedDataParallel (the process group, a collective, DDP's reducer)",
+        "check that every rank joined the same group and runs the same model and the same collectives in the "
+        "same order",
+    ),
+    (
+        r"torch[/\\](?:amp|cuda[/\\]amp|cpu[/\\]amp)[/\\]",
+        "notebooks/11_mixed_precision.ipynb",
+        "mixed precision (autocast or GradScaler)",
+        "check the order scale, backward, unscale_, step, update, and the dtypes under autocast",
+    ),
+    (
+        r"torch[/\\]autograd[/\\](?:function|gradcheck)\.py",
+        "notebooks/09_custom_functions.ipynb",
+        "a custom autograd.Function or gradcheck",
+        "check what forward saves and what backward returns: one gradient per input of forward, of its shape",
+    ),
+    (
+        r"torch[/\\]utils[/\\]hooks\.py",
+        "notebooks/10_hooks.ipynb",
+        "a hook (a module's or a tensor's)",
+        "check the hook's arguments and what it returns (None, or a value of the same shape)",
+    ),
+    (
+        r"torch[/\\]optim[/\\]",
+        "notebooks/04_gradient_accumulation.ipynb",
+        "an optimizer (what it was given, its step or zero_grad)",
+        "give it leaf tensors that require grad (model.parameters()), call backward() before step()",
+    ),
+    (
+        r"_engine_run_backward|torch[/\\]autograd[/\\](?:__init__|graph)\.py",
+        "notebooks/03_backward_consumes.ipynb",
+        "the backward pass (autograd's engine running the graph's nodes)",
+        "check the loss's graph: what it saved (retain_graph, in-place changes), and the hooks it runs",
+    ),
+)
+
+
+def family_guess(where: Context) -> dict | None:
+    """``{"module", "what", "look", "lesson"}`` for the part of torch that raised, or None (no torch frame, or
+    one no family fits). Read from the innermost frame in torch, then the frames above it."""
+    frames = [line for line in where.calls.splitlines() if re.search(r"[/\\]torch[/\\]", line)]
+    for frame in reversed(frames):
+        for pattern, notebook, what, look in _FAMILIES:
+            if re.search(pattern, frame):
+                module = re.search(r"torch[/\\][\w/\\.]+?\.py", frame)
+                return {
+                    "module": module.group(0).replace("\\", "/") if module else "torch",
+                    "what": what,
+                    "look": look,
+                    "lesson": (notebook, "Pitfalls"),
+                }
+    return None

@@ -40,7 +40,7 @@ c.LateSubmissionPlugin.penalty_method = "zero"
 # sample learner is you, so collect's check that a submission's owner is its learner is off.
 if os.path.isdir(os.path.join(here, "exchange")):
     c.Exchange.root = os.path.join(here, "exchange")
-    c.CollectApp.check_owner = False
+    c.ExchangeCollect.check_owner = False  # nbgrader 0.9 names it here (CollectApp.check_owner warns "Outdated config")
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 

@@ -30,6 +30,7 @@ __all__ = [
     "title",
     "summarize",
     "summary",
+    "points_said",
     "watch",
     "judged",
     "NO_CHECK_RAN",
@@ -164,6 +165,11 @@ def _ran_here(path: Path) -> int:
     )
 
 
+def points_said(points: float) -> str:
+    """``1 point``, ``2 points``, ``0.5 points``."""
+    return f"{points:g} point{'' if points == 1 else 's'}"
+
+
 def summarize(title: str, asked: list[Question], outcomes: dict[str, str]) -> str:
     """The summary's text: one line per question, passed / not answered yet / failed (the cause's
     first line) / not run yet."""
@@ -181,8 +187,8 @@ def summarize(title: str, asked: list[Question], outcomes: dict[str, str]) -> st
             verdict = NOT_ANSWERED_YET
         else:
             verdict = f"failed: {outcome}"
-        lines.append(f"  Question {question.number} ({question.points:g} points): {verdict}")
-    head = f"{title}: {passed} of {len(asked)} questions pass here ({points:g} of {total:g} points)."
+        lines.append(f"  Question {question.number} ({points_said(question.points)}): {verdict}")
+    head = f"{title}: {passed} of {len(asked)} questions pass here ({points:g} of {points_said(total)})."
     return "\n".join([head, *lines, HIDDEN_TESTS])
 
 

@@ -112,7 +112,8 @@ def _values(kind: str, d: dict, text: str) -> dict:
             )
             d["fix"] = (
                 "Split forward in two: @staticmethod forward(x, ...) without ctx, and "
-                "@staticmethod setup_context(ctx, inputs, output) that calls ctx.save_for_backward(...)."
+                "@staticmethod setup_context(ctx, inputs, output) that calls ctx.save_for_backward(...); "
+                "for vmap also set generate_vmap_rule = True on the class (or write a vmap staticmethod)."
             )
         else:
             name = d.get("function", "?")

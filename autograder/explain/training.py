@@ -13,13 +13,20 @@ from __future__ import annotations
 import ast
 import re
 
+from .consumed import consumed_case
 from .context import Context
 from .frame import Seen, describe, seen
 
 __all__ = ["training_kind"]
 
 # the kinds whose own pattern matched and that the frame adds evidence to
-_ENRICHED = {"optimizer_given_tensor", "optimizer_overlapping_groups", "module_init_not_called", "wrapper_attribute"}
+_ENRICHED = {
+    "optimizer_given_tensor",
+    "optimizer_overlapping_groups",
+    "module_init_not_called",
+    "wrapper_attribute",
+    "consumed",
+}
 _NUMBERS = {"float", "int", "complex", "numpy.float64", "numpy.float32", "float64", "float32", "ndarray"}
 _PASTE = "A paste shows no objects, only its lines: "
 _FUNCTIONS = {
@@ -345,7 +352,15 @@ def _wrapper(kind, d, message, look: Seen | None, quoted, text, error):
     return kind, {**d, "seen": f"Seen in the failing frame: its .module is a {type(inner).__name__}, which {has}."}
 
 
+def _consumed(kind, d, message, look: Seen | None, quoted, text, error):
+    if kind != "consumed" or not isinstance(error, BaseException):
+        return None
+    found = consumed_case(error)
+    return (found[0], {**d, **found[1]}) if found else None
+
+
 _RULES = (
+    _consumed,
     _backward_on,
     _loss_given_data,
     _with_class,

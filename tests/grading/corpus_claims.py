@@ -35,6 +35,22 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
             "never": ["the graph was cut", "detach(), .data"],
         },
     },
+    "ex04_accumulation": {
+        "c51-04-drop-last-partial": {
+            "cause": "loops over n // micro_batch micro-batches, each weighted by len(xb) / n: the last, smaller "
+            "micro-batch never runs (the weights are right; no loss is divided by the number of micro-batches)",
+            "answers": {
+                "q2_answer": """def accumulate(model, x, y, micro_batch):
+    n = len(x)
+    for i in range(n // micro_batch):
+        xb, yb = x[i * micro_batch : (i + 1) * micro_batch], y[i * micro_batch : (i + 1) * micro_batch]
+        (F.mse_loss(model(xb), yb) * (len(xb) / n)).backward()
+"""
+            },
+            "fails": {"q2_check": "Fewer samples reached the model than the batch holds"},
+            "never": ["Dividing each loss by the number of micro-batches", "weighted by its share"],
+        },
+    },
     "ex08_checkpoint": {
         "c51-08-two-checkpoints-then-the-rest-plain": {
             "cause": "checkpoints the first two blocks and runs the rest of the model plainly: several checkpoints "
@@ -224,6 +240,19 @@ def peak_grad_bytes(model, fused):
             },
             "fails": {"q2_check": "filled .grad of the critic's parameters"},
             "never": [],
+        },
+        "c51-12-penalty-draws-random-numbers": {
+            "cause": "the penalty draws torch.rand from the global generator (unused in its value): value and gradients "
+            "right, but the caller's next random draws change",
+            "answers": {
+                "q2_answer": """def one_sided_penalty(critic, x_hat):
+    noise = torch.rand(len(x_hat), 1)
+    (g,) = torch.autograd.grad(critic(x_hat + 0 * noise).sum(), x_hat, create_graph=True)
+    return (torch.relu(torch.linalg.vector_norm(g, dim=1) - 1) ** 2).mean()
+"""
+            },
+            "fails": {"q2_check": "drew random numbers from the global generator"},
+            "never": ["filled .grad"],
         },
         "c51-12-params-never-reach-the-model": {
             "cause": "passes the parameters under names functional_call does not know: the model uses its own, so "

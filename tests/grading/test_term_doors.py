@@ -363,7 +363,8 @@ def test_an_extension_without_a_due_date_is_refused(tmp_path):
         capture_output=True,
         text=True,
     )
-    assert done.returncode == 2 and "has no due date" in done.stderr, done.stderr
+    assert done.returncode == 1 and "has no due date" in done.stderr, done.stderr
+    assert "nothing was changed" in done.stderr
     bad = subprocess.run(
         [sys.executable, "-m", "autograder", "extension", "ex09", "ann", "--hours", "nan", "--db", f"sqlite:///{db}"],
         capture_output=True,

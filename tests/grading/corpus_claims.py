@@ -242,8 +242,8 @@ def peak_grad_bytes(model, fused):
             "never": [],
         },
         "c51-12-penalty-draws-random-numbers": {
-            "cause": "the penalty draws torch.rand from the global generator (unused in its value): value and gradients "
-            "right, but the caller's next random draws change",
+            "cause": "the penalty draws torch.rand from the global generator (unused in its value): value and "
+            "gradients right, but the caller's next random draws change",
             "answers": {
                 "q2_answer": """def one_sided_penalty(critic, x_hat):
     noise = torch.rand(len(x_hat), 1)

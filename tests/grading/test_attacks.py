@@ -482,8 +482,8 @@ UNSAFE_NAMES = [
     '=HYPERLINK("evil.example","8")',  # a formula in a spreadsheet
     "\x1b]52;c;ZWNobyBoaQ==\x07\x1b]0;title\x07\x1b[2K",  # clipboard write (OSC 52), window title, cleared line
     "evil\nstudent  ex01_graph  8  8  graded",  # a forged row of the table grade prints
+    "@atk-formula",  # an LMS login starting with @: nbgrader's own export writes ids raw, a spreadsheet evaluates it
 ]
-FORMULA_ID = "@atk-formula"  # a safe id (LMS logins may start with @) that a spreadsheet reads as a formula
 # The grader's own peak is VmHWM, the high-water mark of its address space since exec: getrusage's
 # ru_maxrss would also count the test process it was forked from (Linux carries the pre-exec
 # mm's peak across exec), so a long test session's size would be blamed on the grader.
@@ -595,7 +595,7 @@ def graded_class(tmp_path_factory):
     # a notebook renamed to terminal escapes: graded, and the note naming it is printed escaped
     (submitted / RENAMED / ASSIGNMENT).mkdir(parents=True)
     nbformat.write(blank, submitted / RENAMED / ASSIGNMENT / "\x1b]0;owned\x07\x1b[2J.ipynb")
-    for name in [*UNSAFE_NAMES, FORMULA_ID]:
+    for name in UNSAFE_NAMES:
         (submitted / name).mkdir()
         (submitted / name / ASSIGNMENT).mkdir()
         nbformat.write(blank, submitted / name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
@@ -653,13 +653,13 @@ def test_the_class_is_graded(graded_class):
     """Does the command finish with a row for every student, the correct one with full marks?"""
     assert graded_class["command"].returncode == 0, graded_class["command"].stderr[-3000:]
     rows = graded_class["rows"]
-    assert set(rows) == {"correct", "blank", *ATTACKS, *LINKS, "atk-fifo-notebook", "'" + FORMULA_ID}
+    assert set(rows) == {"correct", "blank", *ATTACKS, *LINKS, "atk-fifo-notebook"}
     assert rows["correct"]["score"] == rows["correct"]["max_score"] == "8", rows["correct"]
     assert rows["correct"]["status"] == "graded"
 
 
 RENAMED = "atk-renamed-to-escapes"
-LINKS = ["atk-link-to-solutions", "atk-link-to-classmate", "atk-fifo-notebook", "'" + FORMULA_ID, RENAMED]
+LINKS = ["atk-link-to-solutions", "atk-link-to-classmate", "atk-fifo-notebook", RENAMED]
 
 
 @pytest.mark.parametrize("attack", sorted([*ATTACKS, *LINKS]))

@@ -50,6 +50,18 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
             "fails": {"q2_check": "Fewer samples reached the model than the batch holds"},
             "never": ["Dividing each loss by the number of micro-batches", "weighted by its share"],
         },
+        "c51-04-whole-batch-per-micro-batch": {
+            "cause": "runs the whole batch once per micro-batch: 3x the gradient, as an unscaled micro-batch loss "
+            "would give, but every loss is the batch's mean and no micro-batch ran",
+            "answers": {
+                "q2_answer": """def accumulate(model, x, y, micro_batch):
+    for _ in range(0, len(x), micro_batch):
+        F.mse_loss(model(x), y).backward()
+"""
+            },
+            "fails": {"q2_check": "backward passes add into it"},
+            "never": ["micro-batch's mean loss was not scaled", "summed (reduction='sum')"],
+        },
     },
     "ex08_checkpoint": {
         "c51-08-two-checkpoints-then-the-rest-plain": {

@@ -34,13 +34,13 @@ c.CourseDirectory.course_id = "torch101"
 # (c.AssignLatePenalties.plugin_class).
 c.LateSubmissionPlugin.penalty_method = "zero"
 # The exchange, where release_assignment and collect meet the learners' fetch and submit: a hub's
-# configuration names it (/etc/jupyter/nbgrader_config.py), else nbgrader's default
+# configuration names it (the environment's etc/jupyter/nbgrader_config.py), else nbgrader's default
 # /usr/local/share/nbgrader/exchange. An exchange/ folder here, when it exists, is used instead: a
 # term tried on one machine (the README's "A term with this course"; ignored by git), where every
 # sample learner is you, so collect's check that a submission's owner is its learner is off.
 if os.path.isdir(os.path.join(here, "exchange")):
     c.Exchange.root = os.path.join(here, "exchange")
-    c.CollectApp.check_owner = False
+    c.ExchangeCollect.check_owner = False  # nbgrader 0.9 names it here (CollectApp.check_owner warns "Outdated config")
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 

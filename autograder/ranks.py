@@ -88,7 +88,11 @@ def _child(conn, store_path: str, rank: int, world_size: int, timeout: float, fn
             "gloo", store=store, rank=rank, world_size=world_size, timeout=timedelta(seconds=timeout)
         )
         try:
+            # every rank connected before fn's first collective, and none closing its connections while
+            # another still reads from them: gloo's "Connection closed by peer" on a busy machine (pytorch#61396)
+            dist.barrier()
             result = fn(rank, world_size, *args, **kwargs)
+            dist.barrier()
         finally:
             dist.destroy_process_group()
         _send(conn, ("ok", (result, printed.getvalue())))

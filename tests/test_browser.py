@@ -114,10 +114,18 @@ KERNEL_IDLE = """() => {
 }"""
 # The kernel is idle and no cell is running or waiting to run (the kernel is idle for a moment
 # between two cells of a Run All).
+# Done: the kernel idle, no cell running, and either the last code cell has run or a cell stopped Run All
+# with an error it was not tagged to raise. (Idle with nothing running alone is also true between two
+# cells of Run All, for longer on a busy machine: the rest of the notebook was then taken as not run.)
 ALL_DONE = """() => {
     const w = window.jupyterapp.shell.currentWidget, s = w.sessionContext;
     const idle = !!(s.session && s.session.kernel && s.session.kernel.status === 'idle');
-    return idle && !w.content.widgets.some(c => c.model.type === 'code' && c.model.executionState === 'running');
+    const code = w.content.widgets.filter(c => c.model.type === 'code' && c.model.sharedModel.getSource().trim());
+    const running = code.some(c => c.model.executionState === 'running');
+    const last = code.length ? code[code.length - 1].model.executionCount !== null : true;
+    const stopped = code.some(c => !(c.model.getMetadata('tags') || []).includes('raises-exception')
+        && c.model.outputs.toJSON().some(o => o.output_type === 'error'));
+    return idle && !running && (last || stopped);
 }"""
 # Run All; its promise settles when every cell has run, or at the first error output (the later
 # cells still run: a cell tagged raises-exception does not stop the kernel's queue), hence ALL_DONE.

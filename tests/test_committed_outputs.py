@@ -16,9 +16,11 @@ NOTEBOOKS = sorted([*REPO.glob("notebooks/*.ipynb"), *REPO.glob("exercises/*/*.i
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # An absolute path under a machine's own folders, or any path through a .venv folder. A URL's
 # path (https://host/usr/...) is not one: the character before the slash must not belong to a URL.
+# A .venv path is matched from the start of its token only (not from every character of a long
+# output, which took minutes on the lessons' base64 images).
 MACHINE_PATH = re.compile(
     r"(?<![\w.:/-])/(?:usr|root|home|tmp|var|opt|work|srv|mnt|Users|private|etc)/[^\s'\"<>),]*"
-    r"|[^\s'\"<>(]*\.venv/[^\s'\"<>),]*"
+    r"|(?<![^\s'\"<>(])[^\s'\"<>(]*\.venv/[^\s'\"<>),]*"
 )
 
 

@@ -24,7 +24,6 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -35,6 +34,7 @@ import pytest
 
 from autograder.grading.out.redact import hidden_lines
 from autograder.kinds.table import KINDS
+from tests.measure import children_cpu_seconds
 
 REPO = Path(__file__).resolve().parents[1]
 LAB_URL = "http://localhost:8888/lab/tree/"
@@ -42,7 +42,7 @@ START = REPO / "notebooks" / "00_start.ipynb"
 LESSONS = sorted(p for p in (REPO / "notebooks").glob("[0-9][0-9]_*.ipynb") if p != START)
 EXERCISES = sorted((REPO / "exercises").glob("*/*.ipynb"))
 SOLUTION = re.compile(r"^[ \t]*### BEGIN SOLUTION.*?^[ \t]*### END SOLUTION[^\n]*$", re.MULTILINE | re.DOTALL)
-BUILD_LIMIT_S = 120
+BUILD_LIMIT_S = 120  # CPU seconds of ./course site and all it starts (a busy machine's wall time is no bound)
 ARTIFACTS = REPO / "test-artifacts" / "site"
 # What a page loads (as opposed to links it shows): these tags' attributes, and <link> by its rel.
 LOADED = {"script": "src", "img": "src", "source": "src", "iframe": "src", "video": "src", "audio": "src",
@@ -197,17 +197,17 @@ def site(tmp_path_factory) -> Site:
         command, cwd = ["./course", "site", "--out", str(out)], course_copy(folder / "course")
     else:
         command, cwd = [sys.executable, "site/build.py", "--out", str(out)], REPO
-    start = time.monotonic()
+    cpu = children_cpu_seconds()
     done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
-    seconds = time.monotonic() - start
+    seconds = children_cpu_seconds() - cpu
     log = done.stdout + done.stderr
     if done.returncode:
         pytest.fail(f"{' '.join(command[:2])} failed (exit {done.returncode}):\n{log[-6000:]}")
     return Site(out, seconds, log)
 
 
-def test_the_site_builds_with_no_warning_in_under_two_minutes(site):
-    assert site.seconds < BUILD_LIMIT_S, f"the build took {site.seconds:.0f} s"
+def test_the_site_builds_with_no_warning_in_under_two_minutes_of_cpu(site):
+    assert site.seconds < BUILD_LIMIT_S, f"the build took {site.seconds:.0f} CPU s"
     assert "WARNING" not in site.log
     assert (site.root / "index.html").is_file()
     assert 'url=notebooks/00_start.html"' in (site.root / "index.html").read_text(encoding="utf-8")

@@ -105,6 +105,7 @@ class Clone:
         )
         said = done.stdout + done.stderr
         assert done.returncode == 0, f"README: {line}\nexited with {done.returncode}:\n{said[-4000:]}"
+        assert "Outdated config" not in said, f"README: {line}\nwarns of the course's own configuration:\n{said}"
         printed_as_quoted(line, said)
         return said
 

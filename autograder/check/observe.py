@@ -219,7 +219,12 @@ def _hooks(module: torch.nn.Module) -> int:
 
 
 @contextlib.contextmanager
-def side_effects(tensors: dict[str, torch.Tensor], left: list, modules: dict[str, torch.nn.Module] | None = None):
+def side_effects(
+    tensors: dict[str, torch.Tensor],
+    left: list,
+    modules: dict[str, torch.nn.Module] | None = None,
+    rng: bool = False,
+):
     """Within the block, what a learner's function leaves behind that its result does not show; ``left`` gets, when
     the block ends, one phrase per kind of thing left (empty: nothing):
 
@@ -229,7 +234,9 @@ def side_effects(tensors: dict[str, torch.Tensor], left: list, modules: dict[str
     - ``"<names> left in eval mode"`` / ``"<names> left in train mode"``: a module of ``modules`` (by name) whose
       ``.training`` changed;
     - ``"hooks left on <names>"``: a module that holds more module hooks than before;
-    - ``"grad mode left off"`` / ``"grad mode left on"``: ``torch.set_grad_enabled`` not restored.
+    - ``"grad mode left off"`` / ``"grad mode left on"``: ``torch.set_grad_enabled`` not restored;
+    - with ``rng``: ``"the global RNG advanced"``: the function drew random numbers from (or reseeded) the global
+      CPU generator, so what the caller draws next changes (dropout masks, sampled batches).
 
     Names are listed in the order given, at most four, then "..."."""
     modules = modules or {}
@@ -238,6 +245,7 @@ def side_effects(tensors: dict[str, torch.Tensor], left: list, modules: dict[str
     modes = {name: m.training for name, m in modules.items()}
     hooks = {name: _hooks(m) for name, m in modules.items()}
     grad_mode = torch.is_grad_enabled()
+    state = torch.get_rng_state() if rng else None
     try:
         yield left
     finally:
@@ -261,3 +269,5 @@ def side_effects(tensors: dict[str, torch.Tensor], left: list, modules: dict[str
         left[:] = [text.format(named(names)) for text, names in found if names]
         if torch.is_grad_enabled() != grad_mode:
             left.append(f"grad mode left {'on' if torch.is_grad_enabled() else 'off'}")
+        if state is not None and not torch.equal(torch.get_rng_state(), state):
+            left.append("the global RNG advanced")

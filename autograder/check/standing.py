@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..lessons import COURSE_ROOT, LEARNER_FOLDER, learner_root
-from .summary import NOT_ANSWERED_YET, questions, title
+from .summary import NOT_ANSWERED_YET, points_said, questions, title
 
 __all__ = [
     "RECORD",
@@ -110,10 +110,11 @@ class ExerciseStanding:
         """The exercise's line: ``5 of 8 points``, and whether it changed since or its run stopped;
         ``3 questions, 8 points: not checked yet`` for one never checked."""
         if self.status == NOT_CHECKED:
-            return f"{len(self.questions)} questions, {self.points:g} points: {NOT_CHECKED}"
+            asked = f"{len(self.questions)} question{'' if len(self.questions) == 1 else 's'}"
+            return f"{asked}, {points_said(self.points)}: {NOT_CHECKED}"
         state = f" ({CHANGED})" if self.changed else ""
         stopped = f" ({self.status})" if self.status != "graded" else ""  # no notebook, a time limit, ...
-        return f"{self.score:g} of {self.points:g} points{state}{stopped}"
+        return f"{self.score:g} of {points_said(self.points)}{state}{stopped}"
 
     @property
     def points(self) -> float:
@@ -135,7 +136,7 @@ class Standing:
         for ex in self.exercises:
             lines.append(f"{ex.title}: {ex.said()}")
             if ex.status != NOT_CHECKED:
-                lines += [f"  Question {q.number} ({q.points:g} points): {q.said()}" for q in ex.questions]
+                lines += [f"  Question {q.number} ({points_said(q.points)}): {q.said()}" for q in ex.questions]
         return "\n".join([*lines, self.footer()])
 
     def heading(self) -> str:
@@ -147,7 +148,7 @@ class Standing:
         score = sum(ex.score for ex in self.exercises)
         return (
             f"Your exercises as checked {self.checked}, {TESTS.get(self.tests, self.tests)}: "
-            f"{passed} of {asked} questions pass ({score:g} of {total:g} points)."
+            f"{passed} of {asked} questions pass ({score:g} of {points_said(total)})."
         )
 
     def footer(self) -> str:

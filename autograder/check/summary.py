@@ -30,6 +30,7 @@ __all__ = [
     "title",
     "summarize",
     "summary",
+    "points_said",
     "watch",
     "judged",
     "NO_CHECK_RAN",
@@ -146,11 +147,14 @@ def questions(path: Path) -> list[Question]:
 
 
 def _candidates() -> list[Path]:
-    """Notebooks the kernel may be running: its own (Jupyter names it), the learner's copies, the
-    release and the sources (which carry the hidden tests)."""
+    """Notebooks the kernel may be running: its own (Jupyter's server names it), those of the
+    kernel's folder (where Jupyter starts it: the notebook's, also under nbconvert and on a hub,
+    where the course's package is installed away from any course folder), the learner's copies,
+    the release and the sources (which carry the hidden tests)."""
     own = [Path(p) for p in (os.environ.get("JPY_SESSION_NAME", ""),) if p.endswith(".ipynb")]
+    here = sorted(Path.cwd().glob("*.ipynb"))
     folders = (LEARNER_FOLDER / "exercises", COURSE_ROOT / "exercises", COURSE_ROOT / "solutions")
-    return own + [path for folder in folders for path in sorted(folder.glob("*/*.ipynb"))]
+    return own + here + [path for folder in folders for path in sorted(folder.glob("*/*.ipynb"))]
 
 
 def _ran_here(path: Path) -> int:
@@ -162,6 +166,11 @@ def _ran_here(path: Path) -> int:
         and cell["source"].strip() in _outcomes
         and "check.summary()" not in cell["source"]
     )
+
+
+def points_said(points: float) -> str:
+    """``1 point``, ``2 points``, ``0.5 points``."""
+    return f"{points:g} point{'' if points == 1 else 's'}"
 
 
 def summarize(title: str, asked: list[Question], outcomes: dict[str, str]) -> str:
@@ -181,8 +190,8 @@ def summarize(title: str, asked: list[Question], outcomes: dict[str, str]) -> st
             verdict = NOT_ANSWERED_YET
         else:
             verdict = f"failed: {outcome}"
-        lines.append(f"  Question {question.number} ({question.points:g} points): {verdict}")
-    head = f"{title}: {passed} of {len(asked)} questions pass here ({points:g} of {total:g} points)."
+        lines.append(f"  Question {question.number} ({points_said(question.points)}): {verdict}")
+    head = f"{title}: {passed} of {len(asked)} questions pass here ({points:g} of {points_said(total)})."
     return "\n".join([head, *lines, HIDDEN_TESTS])
 
 

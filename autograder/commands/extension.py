@@ -30,10 +30,10 @@ def run(args) -> int:
                 print(
                     f"error: {args.assignment} has no due date in the gradebook, so no submission of it is late and "
                     "an extension would change nothing; set one first (nbgrader db assignment add ID --duedate WHEN, "
-                    "or grade --duedate ID=WHEN)",
+                    "or grade --duedate ID=WHEN); nothing was changed",
                     file=sys.stderr,
                 )
-                return 2
+                return 1  # what the gradebook lacks, as a missing submission (2 is for a bad argument)
             recorded = store.grant_extension(args.assignment, args.student, args.hours)
             submission = store.gb.find_submission(args.assignment, args.student)
             due, still_late = submission.duedate, submission.total_seconds_late

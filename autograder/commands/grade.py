@@ -128,7 +128,9 @@ def run(args) -> int:
             if args.course:  # where nbgrader's collect would have put them: formgrader counts them there
                 from ..grading.intake.collected import keep_in_course
 
-                for line in keep_in_course(submitted, args.course_submitted, from_zip[0].placed, from_zip[0].times):
+                zipped = from_zip[0]
+                kept = keep_in_course(submitted, args.course_submitted, zipped.placed, zipped.times, zipped.by_name)
+                for line in kept:
                     print(f"note: {line}")
         elif not args.submitted:
             from ..grading.runs.demo import build_demo_class

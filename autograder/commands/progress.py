@@ -33,6 +33,17 @@ def run(args) -> int:
             file=sys.stderr,
         )
         return 1
+    from ..check.standing import exercise_paths
+
+    released = exercise_paths(course)
+    unknown = [e for e in args.exercise or [] if e not in released]
+    if unknown:
+        print(
+            f"error: no exercise {', '.join(unknown)} in {course / 'exercises'}: "
+            f"the exercises are {', '.join(released)}. Nothing was checked.",
+            file=sys.stderr,
+        )
+        return 2
     hidden = (course / "solutions").is_dir() and not args.visible_only
     limits = Limits(cell_timeout=args.cell_timeout, total_timeout=args.total_timeout)
     sources = (course / ("solutions" if hidden else "exercises")).glob("*/*.ipynb")
@@ -49,6 +60,7 @@ def run(args) -> int:
     finally:
         sandbox.close()
     seconds = time.monotonic() - started
+    ran = [e.exercise for e in checked.exercises]  # before the kept results of the others join them
     if args.exercise:  # a partial check keeps what the last whole check found of the others
         before = standing(mine).exercises
         kept = [e for e in before if e.exercise not in args.exercise and e.status != NOT_CHECKED]
@@ -59,7 +71,7 @@ def run(args) -> int:
         print(standing(mine).text())
         parts = {"start-up": seconds - sum(checked.seconds.values()), **checked.seconds}
         parts = ", ".join(f"{name} {s:.1f} s" for name, s in parts.items())
-        count = f"{len(checked.exercises)} exercise{'s' if len(checked.exercises) != 1 else ''}"
+        count = f"{len(ran)} exercises" if len(ran) != 1 else ran[0]
         print(f"\nChecked {count} in {seconds:.1f} s ({parts}); recorded in {path}.")
     return 0
 

@@ -59,6 +59,44 @@ def _run_facts(facts, received: torch.Tensor) -> dict:
     return found
 
 
+def _index(flat: int, shape) -> str:
+    """A flat index as the tensor's own index: ``(1, 2)``, or ``3`` for one dimension."""
+    where = []
+    for size in reversed(list(shape)):
+        flat, rest = divmod(flat, size)
+        where.insert(0, rest)
+    return str(where[0]) if len(where) == 1 else str(tuple(where))
+
+
+def _observed(r: torch.Tensor, e: torch.Tensor, rtol: float, atol: float) -> tuple[str, str]:
+    """What the difference is made of, observed: ``(said with values, said without)``: how many elements are out of
+    tolerance and the first of them (with values), and the NaN and inf the received value holds where the expected
+    one is finite (the second form gives no value or index of a hidden test)."""
+    bad = ~torch.isclose(r, e, rtol=rtol, atol=atol, equal_nan=True)
+    count, total = int(bad.sum()), bad.numel()
+    seen = []
+    if total > 1 and count:
+        first = int(bad.reshape(-1).nonzero()[0])
+        got, want = (
+            f"{v:.4g}".replace("nan", "NaN") for v in (r.reshape(-1)[first].item(), e.reshape(-1)[first].item())
+        )
+        seen.append(
+            f"elements out of tolerance: {count} of {total}, the first at index {_index(first, r.shape)} ({got} where "
+            f"{want} is expected)"
+        )
+    new = ~torch.isfinite(r) & torch.isfinite(e)
+    kinds = [(int((new & torch.isnan(r)).sum()), "NaN"), (int((new & torch.isinf(r)).sum()), "inf")]
+    odd = " and ".join(f"{k} {what}" for k, what in kinds if k)
+    unseen = ""
+    if odd:
+        overflow = " (an overflow or a division by 0 on the way?)" if kinds[1][0] else ""
+        nan = " (0/0, inf - inf or 0 * inf on the way?)" if kinds[0][0] else ""
+        unseen = f" It holds {'NaN' if kinds[0][0] else 'inf'} where the expected values are finite{nan or overflow}."
+        seen.append(f"it holds {odd} where the expected values are finite{nan or overflow}")
+    said = f" {seen[0][0].upper()}{seen[0][1:]}" + "".join(f"; {x}" for x in seen[1:]) + "." if seen else ""
+    return said, unseen
+
+
 def diagnose(
     received,
     expected: torch.Tensor,
@@ -264,14 +302,15 @@ def diagnose(
         )
     told = _weighed(causes["mismatch"], facts) if "mismatch" in causes else None
     cause = (f" {told[0]}" if told[1] else f" {told[0][0].upper()}{told[0][1:]}") if told else ""
+    seen, unseen = _observed(r, e, rtol, atol)
     return Diagnosis(
         False,
         "mismatch",
         f"{name} differs from the expected value (relative error"
-        f" {rel:.1e} in max-norm; {_worst_element(r, e, rtol, atol)}).{cause}",
+        f" {rel:.1e} in max-norm; {_worst_element(r, e, rtol, atol)}).{seen}{cause}",
         rel,
         s,
         cause=cause_key("tensor.mismatch", cause) if told and told[1] else "",
-        reason="differs from the expected value." + cause,
+        reason="differs from the expected value." + unseen + cause,
         given=(cause.strip(),) if cause else (),
     )

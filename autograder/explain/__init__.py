@@ -57,8 +57,8 @@ def _values(kind: str, d: dict, text: str) -> dict:
     d, op = dict(d), d.get("op", "an operation")
     if kind == "modified_inplace":
         shape = "[" + d["shape"] + "]" if "shape" in d else None
-        weight = op in ("AsStrided", "T", "Transpose", "Permute") or "output" not in d
-        d["hint"] = weight * (
+        weight = (op in ("AsStrided", "T", "Transpose", "Permute") or "output" not in d) and "seen" not in d
+        d["hint"] = d.get("seen", "") + weight * (
             " A weight is saved as it is or as a transposed view (T, AsStrided): "
             "if this is one, an optimizer.step() ran between the forward and "
             "this backward."
@@ -112,7 +112,8 @@ def _values(kind: str, d: dict, text: str) -> dict:
             )
             d["fix"] = (
                 "Split forward in two: @staticmethod forward(x, ...) without ctx, and "
-                "@staticmethod setup_context(ctx, inputs, output) that calls ctx.save_for_backward(...)."
+                "@staticmethod setup_context(ctx, inputs, output) that calls ctx.save_for_backward(...); "
+                "for vmap also set generate_vmap_rule = True on the class (or write a vmap staticmethod)."
             )
         else:
             name = d.get("function", "?")

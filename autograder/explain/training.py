@@ -13,13 +13,22 @@ from __future__ import annotations
 import ast
 import re
 
-from .context import Context
+from .consumed import consumed_case
+from .context import _LIBRARY, Context
 from .frame import Seen, describe, seen
 
 __all__ = ["training_kind"]
 
 # the kinds whose own pattern matched and that the frame adds evidence to
-_ENRICHED = {"optimizer_given_tensor", "optimizer_overlapping_groups", "module_init_not_called", "wrapper_attribute"}
+_ENRICHED = {
+    "optimizer_given_tensor",
+    "optimizer_overlapping_groups",
+    "module_init_not_called",
+    "wrapper_attribute",
+    "consumed",
+    "modified_inplace",
+    "out_requires_grad",
+}
 _NUMBERS = {"float", "int", "complex", "numpy.float64", "numpy.float32", "float64", "float32", "ndarray"}
 _PASTE = "A paste shows no objects, only its lines: "
 _FUNCTIONS = {
@@ -345,7 +354,63 @@ def _wrapper(kind, d, message, look: Seen | None, quoted, text, error):
     return kind, {**d, "seen": f"Seen in the failing frame: its .module is a {type(inner).__name__}, which {has}."}
 
 
+def _inplace(kind, d, message, look: Seen | None, quoted, text, error):
+    """The learner's frames: the tensors of the message's shape at its version (which one it was), and whether any
+    optimizer is there at all (the hint on an optimizer.step() is given only where one is)."""
+    if kind != "modified_inplace" or not isinstance(error, BaseException) or "version" not in d:
+        return None
+    import torch
+
+    frames, tb = [], error.__traceback__
+    while tb is not None:
+        if not _LIBRARY.search(tb.tb_frame.f_code.co_filename):
+            frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    if not frames:
+        return None
+    shape = [int(n) for n in d.get("shape", "").replace(" ", "").split(",") if n]
+    matches, optimizers = [], []
+    for frame in reversed(frames):
+        for name, value in frame.f_locals.items():
+            if isinstance(value, torch.optim.Optimizer):
+                optimizers.append(name)
+            elif (
+                isinstance(value, torch.Tensor)
+                and list(value.shape) == shape
+                and value._version == int(d["version"])
+                and name not in matches
+            ):
+                matches.append(name)
+    optimizers += [n for n, v in frames[0].f_globals.items() if isinstance(v, torch.optim.Optimizer)]
+    seen = ""
+    if len(matches) == 1:
+        seen = f" Seen in the failing frames: {matches[0]} has that shape and is at version {d['version']}."
+    if optimizers:
+        return (kind, {**d, "seen": seen}) if seen else None
+    none = (
+        " No optimizer is bound in the failing frames (their locals, the cell's globals): no optimizer.step() did it."
+    )
+    return kind, {**d, "seen": seen + none}
+
+
+def _dataloader_worker(kind, d, message, look: Seen | None, quoted, text, error):
+    if kind != "out_requires_grad" or "in DataLoader worker process" not in text:
+        return None
+    shown = "Seen in the message: it was raised in a worker (`Caught RuntimeError in DataLoader worker process`)."
+    return "dataset_requires_grad", {**d, "seen": shown}
+
+
+def _consumed(kind, d, message, look: Seen | None, quoted, text, error):
+    if kind != "consumed" or not isinstance(error, BaseException):
+        return None
+    found = consumed_case(error)
+    return (found[0], {**d, **found[1]}) if found else None
+
+
 _RULES = (
+    _dataloader_worker,
+    _inplace,
+    _consumed,
     _backward_on,
     _loss_given_data,
     _with_class,

@@ -83,8 +83,9 @@ MORE: dict[str, Kind] = {
         _FUNC,
         "A BatchNorm in training mode ran under vmap: it would update its running_mean and "
         "running_var in place with one value per sample, and those buffers hold one value only.",
-        "For per-sample gradients put the model in eval() mode, or make BatchNorm keep no running "
-        "statistics: torch.func.replace_all_batch_norm_modules_(model) (or track_running_stats=False).",
+        "For per-sample gradients (one sample per vmap slice) put the model in eval() mode: in training "
+        "mode BatchNorm needs more than one value per channel. torch.func.replace_all_batch_norm_modules_(model) "
+        "(or track_running_stats=False) works only where each slice holds several samples.",
     ),
     "func_saved_tensor_hooks": Kind(
         "usage",

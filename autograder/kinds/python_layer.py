@@ -162,6 +162,16 @@ KINDS: dict[str, Kind] = {
         "wrapping, or .data replaced). Results stay right; each step copies the gradient.",
         "Convert the model first (to(memory_format=...), .to(device)), then wrap it in DistributedDataParallel.",
     ),
+    "complex_loss": Kind(
+        "usage",
+        r"only for real scalar outputs but got (?P<dtype>torch\.complex\w*)",
+        ("notebooks/01_dynamic_graph.ipynb", "Pitfalls"),
+        "The loss is complex ({dtype}): backward() without a gradient needs a real scalar, since a complex "
+        "number is not something to minimise. loss.mean() stays complex (the same error), and "
+        "backward(gradient=torch.ones_like(loss)) silently differentiates the real part only.",
+        "Make the loss the real number you mean to minimise: loss = z.abs().pow(2).mean() (or z.real, "
+        "z.abs()), then loss.backward().",
+    ),
     # an unknown message, its family guessed from the part of torch that raised it (autograder.explain.guess); its
     # lesson is the guessed chapter's
     "family_guess": Kind(

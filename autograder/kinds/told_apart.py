@@ -37,8 +37,8 @@ KINDS: dict[str, Kind] = {
         "is zero), or something on the way took it out of the graph (.detach(), .data, no_grad).",
         "Print g.requires_grad right after the first torch.autograd.grad: True there means a "
         "later line cut it. False means the first gradient is constant, and the second derivative "
-        "is 0: torch.autograd.grad(g.sum(), x, allow_unused=True, materialize_grads=True) returns "
-        "zeros.",
+        "is 0: write torch.zeros_like(x) for it, or compute it with torch.func.hessian(f)(x), which "
+        "returns the zeros (autograd.grad(..., materialize_grads=True) raises the same error here).",
     ),
     "function_backward_no_grad": Kind(
         "not built",

@@ -15,6 +15,7 @@ _N6 = "notebooks/06_detach_no_grad.ipynb", "record nothing"
 _N10 = "notebooks/10_hooks.ipynb", "Module hooks"
 _N13 = "notebooks/13_compile.ipynb", "Pitfalls"
 _N14 = "notebooks/14_distributed.ipynb", "Pitfalls"
+_N3 = "notebooks/03_backward_consumes.ipynb", "Pitfalls"
 
 KINDS: dict[str, Kind] = {
     "backward_on_container": Kind(
@@ -148,6 +149,37 @@ KINDS: dict[str, Kind] = {
         "wrapper, loaded into the plain model (or the other way).",
         "Save the wrapped model's own state dict: torch.save(ddp_model.module.state_dict(), path); to load a "
         "file saved with the prefix: model.load_state_dict({{k.removeprefix('module.'): v for k, v in sd.items()}}).",
+        types=("RuntimeError",),
+    ),
+    # the two causes of "backward through the graph a second time", picked from the failing frame
+    "consumed_same_loss": Kind(
+        "consumed",
+        "",
+        _N3,
+        "{name} was backwarded before, and that backward freed the tensors its graph had saved; this backward "
+        "walks the same graph again. {seen}",
+        "Run the forward again before each backward (compute {name} inside the loop), or add the losses and "
+        "call backward() once; pass retain_graph=True to the first backward only when two backward passes "
+        "really need the same graph.",
+    ),
+    "consumed_carried_state": Kind(
+        "consumed",
+        "",
+        _N3,
+        "A tensor kept across iterations (carried from the previous one, or made once before the loop) ties "
+        "this loss to a graph that an earlier backward already freed. {seen}",
+        "{fix} For a running total kept for logging, add numbers: total += loss.item().",
+    ),
+    "dataset_requires_grad": Kind(
+        "usage",
+        "",
+        _N6,
+        "A DataLoader worker could not stack the batch: the Dataset's __getitem__ returns tensors that require "
+        "grad (made from a parameter or a tensor with requires_grad=True), and the workers stack samples into "
+        "shared memory with out=, which autograd refuses. The out= call is the DataLoader's, not yours. {seen}",
+        "Return data without a graph from __getitem__: (...).detach(), or build the data under torch.no_grad(); "
+        "a dataset holds data, and the graph starts in the training step (with num_workers=0 the batch would "
+        "silently carry the graph instead).",
         types=("RuntimeError",),
     ),
 }

@@ -92,6 +92,22 @@ def test_side_effects_sees_grad_written_modes_hooks_and_grad_mode_left_behind():
     ]
 
 
+def test_side_effects_sees_the_global_rng_advanced_only_when_asked():
+    """With ``rng=True``, does side_effects report a function that drew from the global generator (torch.randn,
+    dropout) and not one that drew from its own generator, and say nothing of the RNG without ``rng``?"""
+    x = torch.randn(4, 2)
+    for draw, asked, said in [
+        (lambda: torch.randn(3), True, ["the global RNG advanced"]),
+        (lambda: nn.functional.dropout(x, 0.5), True, ["the global RNG advanced"]),
+        (lambda: torch.randn(3, generator=torch.Generator().manual_seed(0)), True, []),
+        (lambda: torch.randn(3), False, []),
+    ]:
+        left = []
+        with observe.side_effects({"x": x}, left, rng=asked):
+            draw()
+        assert left == said
+
+
 def test_checkpoint_calls_counts_the_checkpoints_that_ran():
     """Does checkpoint_calls say no checkpoint ran for checkpoint_sequential with one segment (it checkpoints none),
     one for two segments, several for one checkpoint per layer, and count none again in backward's recomputation?"""

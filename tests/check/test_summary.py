@@ -18,13 +18,15 @@ SOLUTION = REPO / "solutions" / "ex01_graph" / "ex01_graph.ipynb"
 
 
 def test_each_question_reads_passed_failed_with_its_cause_or_not_run_yet():
-    asked = [Question(1, 2, "check one"), Question(2, 3, "check two"), Question(3, 1.5, "check three")]
+    asked = [Question(1, 2, "check one"), Question(2, 3, "check two"), Question(3, 1.5, "check three"),
+             Question(4, 1, "check four")]  # fmt: skip
     text = summarize("Exercise 9", asked, {"check one": "", "check two": "d loss / d w is 2x the reference"})
     assert text.splitlines() == [
-        "Exercise 9: 1 of 3 questions pass here (2 of 6.5 points).",
+        "Exercise 9: 1 of 4 questions pass here (2 of 7.5 points).",
         "  Question 1 (2 points): passed",
         "  Question 2 (3 points): failed: d loss / d w is 2x the reference",
         "  Question 3 (1.5 points): not run yet",
+        "  Question 4 (1 point): not run yet",
         HIDDEN_TESTS,
     ]
     assert "hidden tests" in HIDDEN_TESTS

@@ -248,6 +248,30 @@ def test_in_a_class_image_only_the_visible_checks_judge_and_it_says_so(visible):
     assert wrong["result"] == FAILED and phrase in wrong["cause"], wrong
 
 
+def test_checking_one_exercise_says_which_and_keeps_the_others(visible):
+    """``--exercise ex01_graph``: does the closing line name the one exercise checked (not every
+    exercise of the table), and does the table keep what the last whole check found of the others?"""
+    mine, _, scenarios = visible
+    before = {e.exercise: e for e in standing(mine).exercises}
+    done = progress(mine.parent, "--visible-only", "--exercise", "ex01_graph")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert re.search(r"^Checked ex01_graph in [0-9.]+ s ", done.stdout, re.M), done.stdout
+    after = {e.exercise: e for e in standing(mine).exercises}
+    assert after.keys() == before.keys() == scenarios.keys()
+    assert all(after[e] == before[e] for e in scenarios if e != "ex01_graph")
+
+
+def test_an_unknown_exercise_is_refused_and_nothing_is_checked(visible):
+    """``--exercise ex99``: does the command refuse (exit 2, argparse's status for a bad argument),
+    name the exercises there are, and leave the record as it was?"""
+    mine, _, _ = visible
+    record = (mine / RECORD).read_bytes()
+    done = progress(mine.parent, "--exercise", "ex01_graph", "--exercise", "ex99")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "no exercise ex99" in done.stderr and "ex01_graph" in done.stderr and "Nothing was checked" in done.stderr
+    assert done.stdout == "" and (mine / RECORD).read_bytes() == record
+
+
 def test_a_learner_without_a_folder_is_told_how_to_make_it(tmp_path):
     done = progress(tmp_path)
     assert done.returncode == 1

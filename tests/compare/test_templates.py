@@ -113,3 +113,16 @@ def test_a_figure_no_node_saves_is_never_asked_which_node_saves_it():
     assert grads.kind == "missing" and "Node" not in grads.message and "alive" in grads.message, grads.message
     saved = diagnose_bytes(received=0, expected=2048, parts={"h": 2048}, unsaved={"the loss": 4})
     assert "Which Node saves it" in saved.message, saved.message
+
+
+def test_a_difference_with_no_cause_says_what_is_observed():
+    """Does a difference of no known kind say what the values show (how many elements are out of tolerance, the
+    first of them, NaN or inf where the expected values are finite), and its hidden form the NaN without values?"""
+    nan = diagnose(torch.tensor([1.0, float("nan"), 3.0, 0.5]), E, "g")
+    assert "out of tolerance: 1 of 4, the first at index 1 (NaN where -2 is expected)" in nan.message, nan.message
+    assert "1 NaN where the expected values are finite" in nan.message and "NaN where" in nan.reason
+    assert "-2" not in nan.reason
+    inf = diagnose(torch.tensor([[1.0, -2.0], [float("inf"), 0.5]]), E.reshape(2, 2), "g")
+    assert "index (1, 0) (inf where 3 is expected)" in inf.message and "overflow" in inf.message, inf.message
+    plain = diagnose(E + torch.tensor([0.0, 0.0, 0.0, 0.25]), E, "g")
+    assert "1 of 4, the first at index 3" in plain.message and "NaN" not in plain.message, plain.message

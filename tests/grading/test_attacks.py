@@ -32,6 +32,7 @@ from autograder.grading.out.feedback_page import MAX_PAGE
 from autograder.grading.runs.demo import build_demo_class
 from autograder.grading.sandbox.container import sandbox_problem
 from autograder.lessons import COURSE_ROOT
+from tests.measure import children_cpu_seconds
 
 from .pages import hidden_test_lines, page_problems
 
@@ -482,8 +483,8 @@ UNSAFE_NAMES = [
     '=HYPERLINK("evil.example","8")',  # a formula in a spreadsheet
     "\x1b]52;c;ZWNobyBoaQ==\x07\x1b]0;title\x07\x1b[2K",  # clipboard write (OSC 52), window title, cleared line
     "evil\nstudent  ex01_graph  8  8  graded",  # a forged row of the table grade prints
+    "@atk-formula",  # an LMS login starting with @: nbgrader's own export writes ids raw, a spreadsheet evaluates it
 ]
-FORMULA_ID = "@atk-formula"  # a safe id (LMS logins may start with @) that a spreadsheet reads as a formula
 # The grader's own peak is VmHWM, the high-water mark of its address space since exec: getrusage's
 # ru_maxrss would also count the test process it was forked from (Linux carries the pre-exec
 # mm's peak across exec), so a long test session's size would be blamed on the grader.
@@ -498,7 +499,7 @@ PEAK_MEMORY = (
     "runpy.run_module('autograder', run_name='__main__', alter_sys=True)\n"
 )
 GRADER_MEMORY = 1024**3  # bytes the grader itself may hold at its peak, whatever submissions send
-RUN_SECONDS = 600  # the whole class's run, every attack included, on 2 cores
+RUN_SECONDS = 600  # CPU seconds of the whole class's run, every attack included (the grader and all it starts)
 
 RUN_TOKEN = f"COURSE_ATTACK_RUN={os.getpid()}-{time.time_ns()}"  # in the grader's env, so in bwrap's
 
@@ -595,7 +596,7 @@ def graded_class(tmp_path_factory):
     # a notebook renamed to terminal escapes: graded, and the note naming it is printed escaped
     (submitted / RENAMED / ASSIGNMENT).mkdir(parents=True)
     nbformat.write(blank, submitted / RENAMED / ASSIGNMENT / "\x1b]0;owned\x07\x1b[2J.ipynb")
-    for name in [*UNSAFE_NAMES, FORMULA_ID]:
+    for name in UNSAFE_NAMES:
         (submitted / name).mkdir()
         (submitted / name / ASSIGNMENT).mkdir()
         nbformat.write(blank, submitted / name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
@@ -603,7 +604,7 @@ def graded_class(tmp_path_factory):
         "submitted": _tree_digest(submitted),
         "course": _tree_digest(COURSE_ROOT / "autograder", "**/*.py") | _tree_digest(COURSE_ROOT / "solutions"),
     }
-    started = time.monotonic()
+    cpu = children_cpu_seconds()
     command = subprocess.run(
         [
             sys.executable,
@@ -624,7 +625,7 @@ def graded_class(tmp_path_factory):
         cwd=COURSE_ROOT,
         env=dict(os.environ, COURSE_ATTACK_RUN=RUN_TOKEN.split("=")[1]),
     )
-    elapsed = time.monotonic() - started
+    cpu = children_cpu_seconds() - cpu
     survivors_now = _survivors()
     grades_now = (out / "grades.csv").read_bytes() if (out / "grades.csv").exists() else b""
     time.sleep(6)  # longer than the survivor attack waits before it writes
@@ -637,7 +638,7 @@ def graded_class(tmp_path_factory):
         out=out,
         submitted=submitted,
         before=before,
-        elapsed=elapsed,
+        cpu_seconds=cpu,
         peak={k: int(v) * 1024 for k, v in peak.items()},
         survivors=survivors_now,
         grades_then=grades_now,
@@ -653,13 +654,13 @@ def test_the_class_is_graded(graded_class):
     """Does the command finish with a row for every student, the correct one with full marks?"""
     assert graded_class["command"].returncode == 0, graded_class["command"].stderr[-3000:]
     rows = graded_class["rows"]
-    assert set(rows) == {"correct", "blank", *ATTACKS, *LINKS, "atk-fifo-notebook", "'" + FORMULA_ID}
+    assert set(rows) == {"correct", "blank", *ATTACKS, *LINKS, "atk-fifo-notebook"}
     assert rows["correct"]["score"] == rows["correct"]["max_score"] == "8", rows["correct"]
     assert rows["correct"]["status"] == "graded"
 
 
 RENAMED = "atk-renamed-to-escapes"
-LINKS = ["atk-link-to-solutions", "atk-link-to-classmate", "atk-fifo-notebook", "'" + FORMULA_ID, RENAMED]
+LINKS = ["atk-link-to-solutions", "atk-link-to-classmate", "atk-fifo-notebook", RENAMED]
 
 
 @pytest.mark.parametrize("attack", sorted([*ATTACKS, *LINKS]))
@@ -790,8 +791,8 @@ def test_what_comes_back_ends_as_the_submissions_status(graded_class):
     assert "crashed (malformed report)" in rows["atk-malformed-report"]["status"]
     assert "timeout" in rows["atk-partial-frame"]["status"]
     assert rows["atk-fifo-notebook"]["status"].startswith("refused: not a regular file")
-    print(f"class run: {graded_class['elapsed']:.0f} s, peak memory (bytes): {graded_class['peak']}")
-    assert graded_class["elapsed"] < RUN_SECONDS
+    print(f"class run: {graded_class['cpu_seconds']:.0f} CPU s, peak memory (bytes): {graded_class['peak']}")
+    assert graded_class["cpu_seconds"] < RUN_SECONDS
     assert 0 < graded_class["peak"]["SELF"] < GRADER_MEMORY, graded_class["peak"]
 
 

@@ -1,8 +1,12 @@
 """Do names from submissions stay data in CSV cells, terminals and stores?"""
 
+import re
+import sys
+import unicodedata
+
 import pytest
 
-from autograder.grading.names import UnsafeId, check_id, csv_cell, terminal
+from autograder.grading.names import FORMAT_CHARACTERS, UnsafeId, check_id, csv_cell, gradebook_name, terminal
 
 
 @pytest.mark.parametrize("good", ["ada", "s123", "ada.lovelace@uni.edu", "grace_h-2", "ex01_graph"])
@@ -12,7 +16,21 @@ def test_a_safe_id_is_kept(good):
 
 @pytest.mark.parametrize(
     "bad",
-    ["", ".hidden", "-rf", "../ada", "a/b", '=HYPERLINK("x")', "ada\x1b]52;c;aGk=\x07", "a b", "é" * 3, "x" * 101],
+    [
+        "",
+        ".hidden",
+        "-rf",
+        "../ada",
+        "a/b",
+        '=HYPERLINK("x")',
+        "ada\x1b]52;c;aGk=\x07",
+        "a b",
+        "é" * 3,
+        "x" * 101,
+        "+A1+B1",
+        "@A1",
+        "\ufeff=A1",
+    ],  # a formula start: nbgrader's export writes ids raw
 )
 def test_an_unsafe_id_is_refused_with_its_control_characters_escaped(bad):
     with pytest.raises(UnsafeId) as error:
@@ -56,3 +74,12 @@ def test_terminal_output_holds_no_control_character():
     shown = terminal("ada\x1b]52;c;aGk=\x07\nforged 8 8 graded\u202e")
     assert shown == "ada\\x1b]52;c;aGk=\\x07\\nforged 8 8 graded\\u202e"
     assert all(ch.isprintable() for ch in shown)
+
+
+def test_every_format_character_is_dropped_from_a_roster_name():
+    """Is every Unicode format character (category Cf: U+FEFF, the soft hyphen, tags) in the list,
+    so that a name hiding ``=`` behind U+FEFF still gets its leading ``'`` in the gradebook?"""
+    every = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
+    listed = set(re.findall(f"[{FORMAT_CHARACTERS}]", every))
+    assert listed == {c for c in every if unicodedata.category(c) == "Cf"}
+    assert gradebook_name("\ufeff=HYPERLINK(1)") == "'=HYPERLINK(1)" and terminal("\ufeff") == "\\ufeff"

@@ -256,6 +256,19 @@ def scalar_of_requires_grad_fixed():
     return w.grad, x + w.detach() / 5
 
 
+def complex_loss():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    z = x * (1 + 2j)
+    (z * z).sum().mean().backward()
+
+
+def complex_loss_fixed():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    z = x * (1 + 2j)
+    z.abs().pow(2).sum().backward()
+    return x.grad, 2 * abs(1 + 2j) ** 2 * x.detach()
+
+
 CASES = {kind: (globals()[kind], globals()[f"{kind}_fixed"]) for kind in python_layer.KINDS if kind in globals()}
 WARNINGS = {"loss_broadcast", "volatile_removed", "typed_storage_deprecated", "saved_variables_deprecated"}
 WARNINGS |= {"scalar_of_requires_grad"}

@@ -9,7 +9,10 @@ A learner may have handed in both ways. The two are ordered by the times the pla
 (the exchange's ``timestamp.txt``, the zip entry's time, read as UTC: a zip stores no time zone),
 and the newer one is graded, whichever way it came: the scratch folder then holds the exchange's
 folder when that is newer. A folder already in ``submitted/`` keeps its own timestamp: the zip's
-copy of the very notebook the exchange holds changes nothing there. Nothing is lost: the one not
+copy of the very notebook the exchange holds changes nothing there. A zip's notebook given to a
+student by a display name alone (the roster has no id for them) never replaces one already there,
+whatever the times: the name is the learner's choice, and only the instructor (with an id) decides
+that it is theirs. Nothing is lost: the one not
 graded is kept in ``submitted-replaced/<UTC time>/<student>/<assignment>/`` with its time in its
 ``timestamp.txt``, and said; a zip's notebook kept over an exchange submission carries the zip's
 time, so a late hand-in uploaded again is still late. A path that is a symbolic link is left alone
@@ -43,10 +46,15 @@ def _aside(course_submitted: Path, stamp: str, student: str, assignment: str) ->
     return aside
 
 
-def keep_in_course(scratch: Path, course_submitted: Path, placed, times: dict | None = None) -> list[str]:
+def keep_in_course(
+    scratch: Path, course_submitted: Path, placed, times: dict | None = None, by_name=frozenset()
+) -> list[str]:
     """Keep each ``(student, assignment)`` of ``placed`` (from ``scratch/<student>/<assignment>/``)
     in ``course_submitted/<student>/<assignment>/``, the newer of it and what is there graded (see
-    the module docstring). ``times``: ``{(student, assignment): the zip entry's time}``.
+    the module docstring). ``times``: ``{(student, assignment): the zip entry's time}``; ``by_name``:
+    those the zip gives a student by a display name alone (the learner's choice on the platform):
+    one of them never replaces a submission already there, whatever its time; it is kept aside and
+    the instructor decides (an id in the roster does, then).
 
     Returns:
         Lines for the instructor: which of two submissions is graded and where the other is kept,
@@ -69,6 +77,18 @@ def keep_in_course(scratch: Path, course_submitted: Path, placed, times: dict | 
         theirs, unreadable = submission_timestamp(target) if target.is_dir() else (None, "")
         theirs = None if unreadable else theirs  # a time that cannot be read orders nothing
         zipped = times.get((student, assignment))
+        if (student, assignment) in by_name:
+            aside = _aside(course_submitted, stamp, student, assignment)
+            shutil.copytree(source, aside)
+            if zipped is not None:
+                (aside / TIMESTAMP).write_text(timestamp_text(zipped), encoding="utf-8")
+            _replace(source, target)
+            notes.append(
+                f"{who}: refused to replace the submission there with the zip's, matched to {terminal(student)} by "
+                f"a display name only (a learner can choose it): graded the one there; the zip's is kept at {aside}. "
+                "Your decision: give the roster their LMS id (canvas_id or moodle_id) and grade again"
+            )
+            continue
         if theirs is not None and (zipped is None or theirs > zipped):  # a zip time that is no date orders nothing
             aside = _aside(course_submitted, stamp, student, assignment)
             shutil.copytree(source, aside)

@@ -63,12 +63,16 @@ class Limits:
 class Unpacked:
     """What :func:`unpack_lms_zip` placed: ``{(student, assignment): zip entry}``, the zip's time of
     each (``times``: the LMS's record of the upload, naive, as the zip stores it), one line per
-    problem (nothing placed for it), and notes (Canvas's LATE marks)."""
+    problem (nothing placed for it), and notes (Canvas's LATE marks); ``by_name``: those placed for
+    a roster row matched by the display name alone (a learner can choose it: such a placement never
+    replaces another submission, ``collected.keep_in_course``)."""
 
     placed: dict[tuple[str, str], str] = field(default_factory=dict)
     times: dict[tuple[str, str], datetime | None] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    by_name: set[tuple[str, str]] = field(default_factory=set)  # placed for a roster row by its name alone
+    _by_name_entries: set[str] = field(default_factory=set)
 
 
 # Canvas's "lastfirst" is lower-case letters and digits, of any script (a name may fold to nothing)
@@ -258,6 +262,7 @@ def _candidates(infos, roster, assignments, assignment, unpacked) -> list:
             unpacked.problems.append(f"{shown}: names no assignment of the course (give --assignment)")
             continue
         if roster is not None and (learner.platform, learner.uid) not in roster.keys:
+            unpacked._by_name_entries.add(info.filename)
             unpacked.notes.append(
                 f"{shown}: {learner.said()} matched {terminal(student)} by name only (a roster id column makes it sure)"
             )
@@ -304,6 +309,8 @@ def _place(zf, candidates, scratch: Path, assignments, limits: Limits, unpacked:
         chosen[key] = info
         unpacked.placed[key] = info.filename
         unpacked.times[key] = _time_of(info)
+        if info.filename in unpacked._by_name_entries:
+            unpacked.by_name.add(key)
         if learner.late:
             unpacked.notes.append(f"{terminal(student)}/{target}: Canvas marks it LATE")
     unpacked.placed = dict(sorted(unpacked.placed.items()))

@@ -4,7 +4,9 @@ A roster is a CSV with a ``student_id`` column and ``canvas_id``, ``moodle_id`` 
 participant id, the number in its folder names) and/or ``name`` columns, or Canvas's own gradebook
 export (``Student``, ``ID``, ``SIS Login ID``: the login is the student id), or Moodle's grading
 worksheet (``Identifier`` = ``Participant 201``, ``Full name``, ``Email address``: the e-mail's
-local part is the student id unless a ``student_id`` column is there).
+local part is the student id unless a ``student_id`` column is there; a local part that rows with
+different e-mails share is no one's: a learner sets their own Moodle e-mail, so those rows keep
+their full e-mails as ids, each with a line, and nobody loses a grade to a classmate's e-mail).
 
 Identity is what the platform wrote: a Canvas user id or a Moodle participant id finds its row;
 a name finds one only where the roster gives no id for that learner's platform. Nothing is
@@ -17,6 +19,7 @@ be read (no student id, an unsafe one) is one line in ``Roster.problems``; the o
 from __future__ import annotations
 
 import csv
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -137,6 +140,8 @@ def read_roster(path: Path) -> Roster:
     if reader is None:
         raise ValueError(f"{path}: a roster needs a student_id column (or is Canvas's gradebook export)")
     columns = _columns({str(c).strip() for c in reader.fieldnames or []})
+    if columns["student"] == "Email address":
+        columns["shared"] = _shared_local_parts(lines, reader.reader.dialect.delimiter)
     seen: dict[str, tuple[str, str]] = {}  # student id: (what tells its row apart, how the row is said)
     for number in range(2, MAX_ROWS + 2):
         try:
@@ -193,7 +198,13 @@ def _add_row(roster: Roster, row: dict, columns: dict, number: int, seen: dict[s
         return  # Canvas's own extra rows
     student = row.get(columns["student"], "").strip()
     if columns["student"] == "Email address":
-        student = student.partition("@")[0]
+        email, student = student, student.partition("@")[0]
+        if student.casefold() in columns.get("shared", ()):  # a learner sets their own e-mail: no guess
+            roster.problems.append(
+                f"roster line {number}: the e-mail's local part {terminal(student)!r} is given to more than one "
+                f"row: this row's student id is its full e-mail, {terminal(email)[:100]!r}"
+            )
+            student = email
     if not student:
         return
     check_id(student, "student id")
@@ -216,6 +227,21 @@ def _add_row(roster: Roster, row: dict, columns: dict, number: int, seen: dict[s
             roster.add(("name", fold(name)), student, said)
             roster.add(("name", fold(last + first)), student, said)
         roster.names.setdefault(student, split_name(name))
+
+
+def _shared_local_parts(lines: list[str], delimiter: str) -> set[str]:
+    """The e-mail local parts (case folded) that rows of Moodle's worksheet with different e-mails
+    share: a learner may set their Moodle e-mail to ``carol@elsewhere``, so for those rows the local
+    part names no one, and each keeps its full e-mail (a stable id; nothing is lost silently)."""
+    emails: dict[str, set[str]] = {}
+    try:
+        for row in itertools.islice(csv.DictReader(iter(lines), delimiter=delimiter), MAX_ROWS):
+            email = str(row.get("Email address") or "").strip()
+            if email:
+                emails.setdefault(email.partition("@")[0].casefold(), set()).add(email.casefold())
+    except csv.Error:  # the row is said when it is read; the shares found so far stand
+        pass
+    return {local for local, found in emails.items() if len(found) > 1}
 
 
 def _identity(row: dict, columns: dict) -> str:

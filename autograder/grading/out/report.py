@@ -82,7 +82,8 @@ def rows_from_gradebook(db_url: str) -> list[Row]:
     in one query): each submitted notebook's graded cells (``Grade.auto_score`` or a manual score
     set), scored as nbgrader scores them (``Grade.score``: a manual score given in formgrader
     counts), each with its autograder comment (the failure message) and the cause key the grader
-    recorded beside it (``store.own_tables``: never read out of the comment's text)."""
+    recorded beside it (``store.own_tables``: never read out of the comment's text), and the
+    submission's status the grader recorded (``no notebook``, ...)."""
     from nbgrader.api import (
         Assignment,
         Comment,
@@ -104,6 +105,7 @@ def rows_from_gradebook(db_url: str) -> list[Row]:
                 GradeCell.max_score,
                 Comment.auto_comment,
                 Comment.id,
+                SubmittedAssignment.id,
             )
             .select_from(Grade)
             .join(GradeCell, GradeCell.id == Grade.cell_id)
@@ -115,12 +117,15 @@ def rows_from_gradebook(db_url: str) -> list[Row]:
             .all()
         )
         causes = own_tables.read(gradebook.engine, own_tables.CAUSE_TABLE)
+        statuses = own_tables.read(gradebook.engine, own_tables.STATUS_TABLE)
     rows = []
-    for student, assignment, question, score, points, comment, comment_id in found:
+    for student, assignment, question, score, points, comment, comment_id, submission_id in found:
         cause = causes.get(comment_id, "")
         line = f"\n[cause: {cause}]"  # the line the store wrote for formgrader's reader, when it did
         message = (comment or "").removesuffix(line) if cause else (comment or "")
-        rows.append(Row(student, assignment, question, float(score or 0.0), float(points or 0.0), message, cause))
+        score, points = float(score or 0.0), float(points or 0.0)
+        status = str(statuses.get(submission_id, ""))  # the grader's ("" for plain nbgrader's submissions)
+        rows.append(Row(student, assignment, question, score, points, message, cause, status))
     return rows
 
 
@@ -169,7 +174,7 @@ def summarize(rows: Iterable[Row], sources: dict | None = None) -> Summary:
         counted = []
         for cause, hit in sorted(failed.items(), key=lambda item: (-len(item[1]), item[0])):
             # the example: the most common wording among those who hit it (the first such, by student)
-            example = Counter(r.message for r in hit).most_common(1)[0][0]
+            example = Counter(r.said for r in hit).most_common(1)[0][0]
             examples[(assignment, question, cause)] = example
             counted.append(CauseCount(cause, len(hit), sorted({r.student_id for r in hit}), ""))
         points = max(r.points for r in group)

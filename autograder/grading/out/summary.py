@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...compare.causes import key, message_group
+from .. import status as statuses
 
 __all__ = ["Row", "CauseCount", "QuestionSummary", "Summary", "each"]
 
@@ -38,6 +39,16 @@ class Row:
         if self.message.strip():
             return f"“{message_group(self.message)}”"
         return key("status", self.status) if self.status else "status.not_graded"
+
+    @property
+    def said(self) -> str:
+        """What the learner was told about this failure: its message; for a question left unscored
+        without one, why (``no notebook handed in``, ``not graded: <status>``); "" when unknown."""
+        if self.message.strip():
+            return self.message
+        if self.status == statuses.NO_NOTEBOOK:
+            return "no notebook handed in"
+        return f"not graded: {self.status}" if self.status and self.status != statuses.GRADED else ""
 
 
 @dataclass

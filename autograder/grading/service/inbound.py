@@ -11,8 +11,8 @@ still change them. Every learner can create any name there (the folder is writab
 - the student it names must own it (``check_owner``): nobody spends a classmate's attempts;
 - only what grading needs is copied, each read as ``grade`` reads a notebook (a regular file, not
   a link, FIFO or device, at most 16 MiB, checked before reading): the ``.ipynb`` files at its top
-  (at most :data:`MAX_NOTEBOOKS`, names without control characters) and the secret; nothing else
-  is opened, whatever its name;
+  (at most :data:`MAX_NOTEBOOKS`, names without control characters, 16 MiB together, a sparse
+  file counted at its full length) and the secret; nothing else is opened, whatever its name;
 - NOTE [time that counts]: a learner writes ``timestamp.txt`` (and the folder's name) as they
   please, and can set a file's modification time (``touch -d``); nobody but the kernel sets a
   file's change time (ctime), and any change moves it later. The time that counts is the latest
@@ -32,10 +32,11 @@ import pwd
 import shutil
 import stat
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..intake.bounds import MAX_NOTEBOOK_BYTES
 from ..intake.exchange import SECRET, TIMESTAMP
 from ..judge.grade_one import NotARegularFile, NotebookTooLarge, read_submission
 from ..names import SAFE_ID, without_controls
@@ -46,6 +47,10 @@ SETTLE = 10.0  # seconds unchanged after which a folder without nbgrader's final
 MAX_NOTEBOOKS = 8  # .ipynb files taken from one submission (an assignment has one)
 _MAX_SMALL = 1000  # bytes of a secret or timestamp read
 MAX_ENTRIES = 1000  # names looked at in one submission's folder
+_TOGETHER = f"not taken (the notebooks pass {MAX_NOTEBOOK_BYTES >> 20} MiB together)"
+# the names the service writes beside a submission's copy in ``STATE/attempts/<id>/`` (the page kept,
+# the notice, held and full pages' folders): a student id among them would turn one into the other
+SERVICE_NAMES = frozenset({"feedback.html", "notice", "held", "full"})
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,7 @@ class Entry:
     student: str
     assignment: str
     problem: str = ""
+    owner: int = -1  # the folder's owning uid (-1: not looked at): whose share a refused name costs
 
 
 @dataclass
@@ -69,6 +75,7 @@ class Taken:
     claimed: str
     notebooks: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    size: int = 0  # bytes of the notebooks copied: at most MAX_NOTEBOOK_BYTES together
 
 
 def attempt_id(name: str) -> str:
@@ -91,15 +98,18 @@ def _parse(name: str, assignments) -> Entry:
     safe = [bool(SAFE_ID.fullmatch(x)) for x in (student, assignment)]
     if not all(safe):
         return Entry(name, student if safe[0] else "", assignment if safe[1] else "", "refused: not a safe id")
+    if student in SERVICE_NAMES:
+        return Entry(name, "", assignment, "refused: a student id the service's folder uses for its own files")
     if assignment not in assignments:
         return Entry(name, student, assignment, "refused: unknown assignment")
     return Entry(name, student, assignment)
 
 
 def scan(inbound: Path, known: set[str], assignments, now: float | None = None) -> list[Entry]:
-    """The entries of ``inbound`` not in ``known`` that are ready to take (or refused outright), in
-    the order of their change times. ``assignments``: the ids graded here. A folder still being
-    written is left for a later scan."""
+    """The entries of ``inbound`` not in ``known`` that are ready to take (or refused outright):
+    those that may be graded first, then those refused, each in the order of their change times
+    (a learner's junk never comes before a classmate's submission). ``assignments``: the ids graded
+    here. A folder still being written is left for a later scan."""
     now = time.time() if now is None else now
     found = []
     try:
@@ -118,8 +128,8 @@ def scan(inbound: Path, known: set[str], assignments, now: float | None = None) 
             entry = Entry(entry.name, entry.student, entry.assignment, "refused: not a folder (a link or a file)")
         elif not entry.problem and not _complete(Path(item.path), info, now):
             continue
-        found.append((info.st_ctime, entry))
-    return [entry for _, entry in sorted(found, key=lambda f: (f[0], f[1].name))]
+        found.append((bool(entry.problem), info.st_ctime, replace(entry, owner=info.st_uid)))
+    return [entry for *_, entry in sorted(found, key=lambda f: (f[0], f[1], f[2].name))]
 
 
 def _complete(folder: Path, info: os.stat_result, now: float) -> bool:
@@ -142,16 +152,17 @@ def owner_problem(folder: Path, student: str) -> str:
     return "" if owner == student else f"refused: handed in by {without_controls(owner)[:40]}, not by {student}"
 
 
-def take(folder: Path, dest: Path, tries: int = 3) -> Taken:
-    """Copy the submission in ``folder`` into ``dest`` (made; replaced when there): its notebooks,
-    its secret and a ``timestamp.txt`` of the time that counts. Raises nothing for what the folder
+def take(folder: Path, dest: Path, tries: int = 3, notebooks: bool = True) -> Taken:
+    """Copy the submission in ``folder`` into ``dest`` (made; replaced when there): its notebooks
+    (only their names with ``notebooks=False``: one that will not be graded costs no disk), its
+    secret and a ``timestamp.txt`` of the time that counts. Raises nothing for what the folder
     holds; ``OSError`` only when ``dest`` cannot be written."""
     for _ in range(tries):
         before = _ctimes(folder)
         if dest.exists():
             shutil.rmtree(dest)
         dest.mkdir(parents=True)
-        taken = _copy(folder, dest)
+        taken = _copy(folder, dest, notebooks)
         after = _ctimes(folder)
         if after == before:
             break
@@ -187,7 +198,7 @@ def _ctimes(folder: Path) -> dict[str, float]:
     return times
 
 
-def _copy(folder: Path, dest: Path) -> Taken:
+def _copy(folder: Path, dest: Path, notebooks: bool = True) -> Taken:
     taken, names = Taken(0.0, ""), []
     try:
         names = _listing(folder)
@@ -210,6 +221,10 @@ def _copy(folder: Path, dest: Path) -> Taken:
             taken.problems.append(f"{shown!r}: a notebook whose name holds control characters or is too long")
         elif len(taken.notebooks) >= MAX_NOTEBOOKS:
             taken.problems.append(f"{shown!r}: more than {MAX_NOTEBOOKS} notebooks; not taken")
+        elif not notebooks:
+            taken.notebooks.append(name)
+        elif MAX_NOTEBOOK_BYTES - taken.size < _size(folder / name) <= MAX_NOTEBOOK_BYTES:  # too big alone: its reason
+            taken.problems.append(f"{shown!r}: {_TOGETHER}")
         else:
             try:
                 data = read_submission(folder / name)
@@ -218,9 +233,22 @@ def _copy(folder: Path, dest: Path) -> Taken:
                 why = why or type(error).__name__
                 taken.problems.append(f"{shown!r}: not taken ({why})")
                 continue
+            if len(data) + taken.size > MAX_NOTEBOOK_BYTES:  # grown since it was looked at
+                taken.problems.append(f"{shown!r}: {_TOGETHER}")
+                continue
             (dest / name).write_bytes(data)
+            taken.size += len(data)
             taken.notebooks.append(name)
     return taken
+
+
+def _size(path: Path) -> int:
+    """The bytes a copy of ``path`` would take (its length, as written out: a sparse file costs its
+    full length in the copy), 0 when it cannot be looked at (reading it then says why)."""
+    try:
+        return os.lstat(path).st_size
+    except OSError:
+        return 0
 
 
 def _small(path: Path) -> str | None:

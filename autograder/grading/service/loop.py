@@ -57,6 +57,9 @@ WAITING = 16  # submissions of one learner queued at most; later ones wait in th
 # submissions taken in one turn per grading thread: each is handed out as soon as it is recorded, so
 # a turn of many keeps the sandboxes busy without delaying the first ones
 _TURN = 8
+TRIES = 3  # failed turns after which an attempt is refused (a service's error, not retried forever)
+REFUSED = 16  # names refused at once recorded per owning user; later ones are skipped, unrecorded
+_RECORDS = 64  # refused names recorded in one turn (then the turn grades)
 
 
 def summary(result) -> dict:
@@ -114,6 +117,8 @@ class Service:
         self.queue_path = self.state / "queue.db"
         self.queue = Queue(self.queue_path)
         self.known = self.queue.known()
+        self.refused = Counter(self.queue.refused_by_owner())
+        self.failures: dict[str, int] = {}  # failed turns of each queued attempt, in this life
         self.restores: dict[tuple[str, str], str] = {}
         self.dues: dict[str, float | None] = {}  # each assignment's due date, read at each turn that grades it
         self.hidden = {a: held.hidden_questions(source) for a, (_, source) in self.sources.items()}
@@ -201,7 +206,22 @@ class Service:
         except StoreBusy as error:  # an instructor's grade run holds the gradebook: try again soon
             self.log(f"waiting: {error}")
             time.sleep(1)
+        except Exception as error:
+            self._failed(batch, error)
+            raise
         return True
+
+    def _failed(self, batch: list[Attempt], error: Exception) -> None:
+        """Count a failed turn against each attempt in it (one that failed before is tried alone);
+        one that failed :data:`TRIES` times is refused once, with the reason, never tried again."""
+        for attempt in batch:
+            self.failures[attempt.id] = self.failures.get(attempt.id, 0) + 1
+            if self.failures[attempt.id] >= TRIES and (row := self.queue.get(attempt.id)) and row.state != DONE:
+                reason = (
+                    f"not graded: the service failed on it {TRIES} times ({type(error).__name__}); ask your teacher"
+                )
+                self.queue.finish(attempt.id, outcome="refused", reason=reason, status="not graded")
+                self.log(f"refused {terminal(attempt.student)}/{terminal(attempt.assignment)} ({attempt.id}): {reason}")
 
     # -- 1. receive ------------------------------------------------------------------------------
 
@@ -209,31 +229,54 @@ class Service:
         """Take every new complete submission into the queue; how many were taken. A learner with
         :data:`WAITING` submissions queued has the next ones left in the exchange until some are
         graded (their time is the kernel's, not the receipt's: waiting costs them nothing), so one
-        learner's flood of submissions holds a bounded share of the service's disk and queue."""
-        count = 0
+        learner's flood of submissions holds a bounded share of the service's disk and queue. Names
+        refused at once (not a submission, not the owner's) are recorded up to :data:`REFUSED` per
+        owning user, then only skipped (one log line), at most :data:`_RECORDS` a turn, after those
+        that may be graded: a flood of junk folders costs its owner's share, not the classmates'.
+        One over the limit already is recorded without its notebooks (it is not graded)."""
+        count = records = 0
         waiting = Counter(a.student for a in self.queue.queued())
         for entry in inbound.scan(self.exchange.inbound, self.known, self.sources):
             if not entry.problem and waiting[entry.student] >= WAITING:
                 continue  # seen again at a later turn
-            waiting[entry.student] += 1
             folder = self.exchange.inbound / entry.name
             key = inbound.attempt_id(entry.name)
             problem = entry.problem or (inbound.owner_problem(folder, entry.student) if self.check_owner else "")
             shown = f"{terminal(entry.student or '?')}/{terminal(entry.assignment or '?')}"
             if problem:
+                if self.refused[entry.owner] >= REFUSED:
+                    self.known.add(entry.name)  # skipped for this life of the service, not recorded
+                    if self.refused[entry.owner] == REFUSED:
+                        self.log(f"refused {REFUSED} names of uid {entry.owner}: the next ones are skipped, unrecorded")
+                        self.refused[entry.owner] += 1
+                    continue
+                if records >= _RECORDS:
+                    break  # the rest at the next turn, after grading
                 self.queue.add(key, entry.name, entry.student, entry.assignment, state=DONE, outcome="refused",
-                               reason=problem)  # fmt: skip
+                               reason=problem, owner=entry.owner)  # fmt: skip
+                self.refused[entry.owner] += 1
+                records += 1
                 self.log(f"refused {terminal(entry.name)[:160]}: {problem}")
             else:
-                taken = inbound.take(folder, self._taken(key, entry.student, entry.assignment))
+                over = self._over_limit(entry.student, entry.assignment, waiting[entry.student])
+                taken = inbound.take(folder, self._taken(key, entry.student, entry.assignment), notebooks=not over)
                 expected = self.sources[entry.assignment][0]
                 notebook = expected if expected in taken.notebooks else [*taken.notebooks, ""][0]
                 self.queue.add(key, entry.name, entry.student, entry.assignment, submitted_at=taken.submitted_at,
-                               claimed=taken.claimed, notebook=notebook)  # fmt: skip
+                               claimed=taken.claimed, notebook=notebook, owner=entry.owner)  # fmt: skip
                 self.log(f"received {shown} ({key})" + "".join(f"; {terminal(p)}" for p in taken.problems))
+                waiting[entry.student] += 1
                 count += 1
             self.known.add(entry.name)
         return count
+
+    def _over_limit(self, student: str, assignment: str, waiting: int) -> bool:
+        """True when a new submission of this learner's assignment will not be graded whatever comes
+        before it: the limit is used up and none of theirs waits (its notebooks are not copied)."""
+        policy = self.rules.of(assignment)
+        if policy.limit is None or waiting:
+            return False
+        return len(self.queue.used(student, assignment)) >= policy.limit + self.queue.extra(student, assignment)
 
     def _taken(self, key: str, student: str, assignment: str) -> Path:
         return self.state / "attempts" / key / student / assignment
@@ -254,9 +297,14 @@ class Service:
             if not decision.grade:
                 self._refuse(attempt, decision)
                 continue
+            if self.failures.get(attempt.id) and batch:
+                continue  # one that made a turn fail is tried alone
+            taken = self._taken(attempt.id, *key)
+            if attempt.notebook and not (taken / attempt.notebook).exists():  # over the limit, then granted more
+                inbound.take(self.exchange.inbound / attempt.inbound, taken)
             busy.add(key)
             batch.append(attempt)
-            if len(batch) >= _TURN * self.grader.workers:
+            if len(batch) >= _TURN * self.grader.workers or self.failures.get(attempt.id):
                 break
         return batch
 
@@ -264,7 +312,16 @@ class Service:
         page = handout.notice_html(attempt.assignment, decision.outcome, decision.reason)
         self._publish(attempt, "notice", page)
         self.queue.finish(attempt.id, outcome=decision.outcome, reason=decision.reason, status="not graded")
+        self._drop_notebooks(attempt)
         self.log(f"{decision.outcome}: {terminal(attempt.student)}/{terminal(attempt.assignment)} ({attempt.id})")
+
+    def _drop_notebooks(self, attempt: Attempt) -> None:
+        """Delete the notebooks of an attempt that can never count again (its secret, time and pages
+        stay): the service's disk holds, per learner's assignment, the attempt the gradebook should
+        hold and those waiting, each at most 16 MiB (``inbound.take``)."""
+        taken = self._taken(attempt.id, attempt.student, attempt.assignment)
+        for notebook in taken.glob("*.ipynb") if taken.is_dir() else ():
+            notebook.unlink(missing_ok=True)
 
     def _publish(self, attempt: Attempt, kind: str, page: str) -> None:
         """Release ``page`` as ``attempt``'s feedback, from ``STATE/attempts/<id>/<kind>/``."""
@@ -379,6 +436,9 @@ class Service:
         want = attempts.counting(self.rules.of(assignment), self.queue.used(student, assignment))
         if want is not None and want.id != self.queue.standing(student, assignment):
             self.restores[(student, assignment)] = want.id
+        for attempt in self.queue.of(student):  # done and not the one that counts: never graded again
+            if attempt.assignment == assignment and attempt.state == DONE and (want is None or attempt.id != want.id):
+                self._drop_notebooks(attempt)
 
     # -- the gradebook -----------------------------------------------------------------------------
 

@@ -48,9 +48,11 @@ CREATE TABLE IF NOT EXISTS attempts (
     reason TEXT NOT NULL DEFAULT '', -- why it was not graded or not counted, for the learner
     questions TEXT NOT NULL DEFAULT '[]',
     finished_at REAL,
-    held_until REAL                 -- hidden tests' results held until then (the due date), or NULL
+    held_until REAL,                -- hidden tests' results held until then (the due date), or NULL
+    owner INTEGER                   -- the inbound folder's owning uid: whose share a refused name costs
 );
 CREATE INDEX IF NOT EXISTS attempts_state ON attempts (state, seq);
+CREATE INDEX IF NOT EXISTS attempts_seq ON attempts (seq);
 CREATE INDEX IF NOT EXISTS attempts_learner ON attempts (student, assignment, seq);
 CREATE TABLE IF NOT EXISTS grants (
     student TEXT NOT NULL, assignment TEXT NOT NULL, extra INTEGER NOT NULL,
@@ -89,6 +91,7 @@ class Attempt:
     questions: list | str = "[]"
     finished_at: float | None = None
     held_until: float | None = None
+    owner: int | None = None
 
     def __post_init__(self):
         if isinstance(self.questions, str):
@@ -116,6 +119,9 @@ class Queue:
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA journal_mode=WAL")  # the page reads while the loop writes
         self.db.execute("PRAGMA synchronous=NORMAL")  # whole after a process's kill -9 (not a power cut)
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(attempts)")}
+        if columns and "owner" not in columns:  # a queue written before owners were kept
+            self.db.execute("ALTER TABLE attempts ADD COLUMN owner INTEGER")
         self.db.executescript(_SCHEMA)
 
     def close(self) -> None:
@@ -159,6 +165,13 @@ class Queue:
             tuple(values.values()),
         )
         return cursor.rowcount == 1
+
+    def refused_by_owner(self) -> dict[int, int]:
+        """How many names each owner (uid) had refused at once (not a submission): ``{uid: count}``."""
+        rows = self.db.execute(
+            "SELECT owner, COUNT(*) FROM attempts WHERE outcome = 'refused' AND owner IS NOT NULL GROUP BY owner"
+        )
+        return {int(row[0]): int(row[1]) for row in rows}
 
     # -- the work ------------------------------------------------------------------------------
 

@@ -217,3 +217,25 @@ def test_a_zip_of_too_many_entries_is_refused_before_they_are_read(tmp_path, not
     with pytest.raises(ValueError, match="30 entries"):
         unpack_lms_zip(archive, tmp_path / "s", NOTEBOOKS, limits=Limits(entries=20))
     assert not (tmp_path / "s").exists()
+
+
+def test_an_email_local_part_two_moodle_learners_share_loses_no_one(tmp_path, notebook):
+    """Moodle's worksheet as roster (the student id is the e-mail's local part): eve set her Moodle
+    e-mail to carol@evil.example. Are both carol's and eve's submissions placed, each under its full
+    e-mail (a stable id), with a line saying so, and bob still under his local part?"""
+    roster = tmp_path / "worksheet.csv"
+    roster.write_text(
+        "Identifier,Full name,Email address,Status\nParticipant 301,Carol Jones,carol@uni.example,Submitted\n"
+        "Participant 302,Eve Evil,Carol@evil.example,Submitted\nParticipant 303,Bob Blank,bob@uni.example,Submitted\n",
+        encoding="utf-8",
+    )
+    archive = make_zip(
+        tmp_path / "moodle.zip",
+        [(f"{name}_{pid}_assignsubmission_file_/ex01.ipynb", notebook, None, {})
+         for name, pid in [("Carol Jones", 301), ("Eve Evil", 302), ("Bob Blank", 303)]],
+    )  # fmt: skip
+    read = read_roster(roster)
+    unpacked = unpack_lms_zip(archive, tmp_path / "scratch", NOTEBOOKS, read)
+    assert sorted(unpacked.placed) == [("Carol@evil.example", "ex01"), ("bob", "ex01"), ("carol@uni.example", "ex01")]
+    assert unpacked.problems == [] and len(read.problems) == 2
+    assert "local part 'carol' is given to more than one row" in read.problems[0]

@@ -41,11 +41,13 @@ def test_a_key_two_rows_give_to_different_students_is_refused_naming_both(tmp_pa
 
 def test_a_row_that_cannot_be_read_is_one_line_and_the_others_stand(tmp_path):
     roster = roster_of(
-        tmp_path, f'student_id,canvas_id,name\n=evil(),1,Eve\nok,2,"{"x" * 200_000}"\nfine,3,Fine Person\n'
-    )
+        tmp_path,
+        f'student_id,canvas_id,name\n=evil(),1,Eve\nok,2,"{"x" * 200_000}"\nfine,3,Fine Person\n+A1+B1,4,P\n@A1,5,A\n',
+    )  # nbgrader's own export writes ids raw: an id may not start a formula
     assert roster.find("canvas", "3", "") == ("fine", "")
     assert any("line 2" in p and "refused student id" in p for p in roster.problems), roster.problems
     assert any("line 3" in p and "not read" in p for p in roster.problems), roster.problems
+    assert [p[:30] for p in roster.problems[-2:]] == [f"roster line {n}: refused student" for n in (5, 6)]
 
 
 def test_moodles_grading_worksheet_is_a_roster(tmp_path):

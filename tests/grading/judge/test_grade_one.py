@@ -184,7 +184,7 @@ def test_a_notebook_that_is_no_regular_file_is_refused_unread(source, tmp_path, 
     started = time.monotonic()
     result = grade_notebook(path, source, {}, "s", "a", None, Limits())
     assert re.match(expected, result.status) and (result.score, result.max_score) == (0, 2), result.status
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 30  # a read of the device would never end; a busy machine takes seconds
 
 
 def test_a_huge_failure_message_is_cut(source, expected, sandbox, tmp_path):

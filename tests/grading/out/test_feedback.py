@@ -138,9 +138,9 @@ def test_nothing_from_a_submission_becomes_markup_and_the_page_is_linear(source)
         [QuestionResult("q1_check", 2, 0, HOSTILE + "[" * 400_000)],
         nb,
     )
-    started = time.monotonic()
+    started = time.process_time()  # CPU: the page's own work, whatever else the machine runs
     page = feedback_html(result)
-    assert time.monotonic() - started < 0.5
+    assert time.process_time() - started < 0.5
     assert page_problems(page) == []
     assert html.escape(HOSTILE) in page  # shown, as text
 

@@ -19,7 +19,8 @@ from nbgrader.api import Gradebook
 from autograder.check.checked import Checked
 from autograder.check.judging import judge
 from autograder.compare.causes import NOT_ANSWERED
-from autograder.grading.judge.grade_one import QuestionResult, Result, grade_notebook, solution_records
+from autograder.grading import status
+from autograder.grading.judge.grade_one import QuestionResult, Result, grade_notebook, solution_records, unscored
 from autograder.grading.out.redact import hidden_lines
 from autograder.grading.out.report import (
     Row,
@@ -166,8 +167,8 @@ def test_the_report_command_reads_what_the_gradebook_holds(demo, sources, tmp_pa
     _gradebook(db_url, results, sources)
     stored = rows_from_gradebook(db_url)
     key = lambda r: (r.assignment_id, r.student_id, r.question)  # noqa: E731
-    assert sorted((key(r), r.score, r.message, r.cause) for r in stored) == sorted(
-        (key(r), r.score, r.message, r.cause) for r in rows_from_results(results)
+    assert sorted((key(r), r.score, r.message, r.cause, r.status) for r in stored) == sorted(
+        (key(r), r.score, r.message, r.cause, r.status) for r in rows_from_results(results)
     )
     out = tmp_path / "out"
     run = subprocess.run(
@@ -229,6 +230,22 @@ def test_a_late_learner_who_passed_every_question_is_named_late_not_only_passed(
     row = next(r for r in page.split("<tr>") if r.startswith('<td data-label="student">correct</td>'))
     assert "every question passed" in row
     assert "late: " + ", ".join(f"{a} {w}" for a, w in sorted(words.items())) in row
+
+
+def test_a_submission_with_no_notebook_has_an_example_message_that_says_so(sources, tmp_path, alembic_on_path):
+    """carol's folder held no notebook: is her failure's example message on the page (from the run's
+    results and from the gradebook) "no notebook handed in", not an empty cell?"""
+    source = sources["ex01_graph"][1]
+    results = [unscored(source, "carol", "ex01_graph", status.NO_NOTEBOOK)]
+    db_url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    _gradebook(db_url, results, sources)
+    for written in (report_from_results(results, tmp_path / "run"), report_from_gradebook(db_url, tmp_path / "db")):
+        examples = {c.example for q in written.questions for c in q.causes}
+        assert examples == {"no notebook handed in"}, examples
+    for out in ("run", "db"):
+        page = (tmp_path / out / "report.html").read_text(encoding="utf-8")
+        assert '<pre class="example">no notebook handed in</pre>' in page
+        assert '<pre class="example"></pre>' not in page
 
 
 def test_the_report_command_without_a_gradebook_says_so(tmp_path):

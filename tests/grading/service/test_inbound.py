@@ -41,6 +41,8 @@ def test_a_folder_is_taken_only_when_nbgrader_is_done_with_it(tmp_path):
         ("ada+ex99+t+r", "refused: unknown assignment"),
         ("../../etc+ex01+t+r", "refused: not a safe id"),
         ("justaname", "not a submission's name (student+assignment+time+random)"),
+        ("feedback.html+ex01+t+r", "refused: a student id the service's folder uses for its own files"),
+        ("+A1+B1+ex01+t+r", "refused: not a safe id"),
     ],
 )
 def test_a_hostile_name_is_refused_as_data(tmp_path, name, problem):
@@ -106,3 +108,30 @@ def test_a_folder_of_many_entries_costs_a_bounded_look(tmp_path):
     taken = inbound.take(source, tmp_path / "dest")
     assert f"more than {inbound.MAX_ENTRIES} entries" in taken.problems[0]
     assert stat.S_ISDIR(os.stat(tmp_path / "dest").st_mode)
+
+
+def test_junk_comes_after_a_submission_and_names_its_owner(tmp_path):
+    """Thousands of junk names made before a classmate's submission: does the scan put the
+    submission first, and give each refused name its folder's owner (whose share it costs)?"""
+    for i in range(300):
+        (tmp_path / f"junk{i}").mkdir()
+    folder(tmp_path, "ada+ex01+t+r", {"submission_secret.txt": b"s"})
+    found = inbound.scan(tmp_path, set(), {"ex01"})
+    assert found[0].name == "ada+ex01+t+r" and len(found) == 301
+    assert {e.owner for e in found} == {os.getuid()}
+
+
+def test_the_notebooks_of_a_submission_are_bounded_together_sparse_ones_at_their_length(tmp_path):
+    """Eight sparse notebooks of 8 MiB each (no disk for the learner, 64 MiB for the service if
+    copied): are only as many taken as fit in 16 MiB together, the others refused unread, and with
+    ``notebooks=False`` (a submission over the limit) none copied but their names kept?"""
+    source = folder(tmp_path, "ada+ex01+t+r", {"submission_secret.txt": b"s"})
+    for i in range(8):
+        with open(source / f"n{i}.ipynb", "wb") as f:
+            f.truncate(MAX_NOTEBOOK_BYTES // 2)
+    taken = inbound.take(source, tmp_path / "dest")
+    assert taken.notebooks == ["n0.ipynb", "n1.ipynb"] and taken.size == MAX_NOTEBOOK_BYTES
+    assert sum(p.stat().st_size for p in (tmp_path / "dest").iterdir()) < MAX_NOTEBOOK_BYTES + 1000
+    assert sum("16 MiB together" in p for p in taken.problems) == 6
+    names_only = inbound.take(source, tmp_path / "none", notebooks=False)
+    assert len(names_only.notebooks) == 8 and not list((tmp_path / "none").glob("*.ipynb"))

@@ -243,3 +243,54 @@ def test_saved_references_are_used_and_a_restart_loads_its_own(course, monkeypat
         assert [a.score for a in service.queue.of("bob")] == [2.0] and len(runs) == 1
     finally:
         service.close()
+
+
+def test_a_flood_of_junk_folders_costs_its_owners_share_not_a_classmates_turn(course, monkeypatch):
+    """eve made 60 folders that are no submission in the inbound (writable by all) before ada
+    handed in: is ada graded in the service's first turn, and are only REFUSED of eve's names
+    recorded (the rest skipped, the queue no longer for one learner's junk)?"""
+    monkeypatch.setattr(loop, "REFUSED", 3)
+    for i in range(60):
+        (course.inbound / f"junk{i}").mkdir()
+    course.submit("ada", RIGHT)
+    with served(course) as service:
+        service.step()
+        first, *refused = service.queue.of()
+        service.step()
+        assert len(service.queue.of()) == 4
+    assert (first.student, first.outcome, first.score) == ("ada", "graded", 2.0)
+    assert [(a.outcome, a.owner) for a in refused] == [("refused", os.getuid())] * 3
+
+
+def test_attempts_that_cannot_count_keep_no_notebooks(course):
+    """With two attempts that count the latest: right, wrong, then one over the limit. Is the
+    over-limit one received without copying its notebook, and the first one's deleted once the
+    second counts, so the service's disk holds one notebook for ada, not three?"""
+    course.submit("ada", RIGHT)
+    with served(course, attempts=["2"]) as service:
+        drain(service)
+        course.submit("ada", WRONG)
+        drain(service)
+        course.submit("ada", WRONG)
+        drain(service)
+        rows = service.queue.of("ada")
+    assert [a.outcome for a in rows] == ["graded", "graded", "over limit"]
+    kept = list((course.course / "grading-service" / "attempts").rglob("*.ipynb"))
+    assert [p.relative_to(course.course / "grading-service" / "attempts").parts[0] for p in kept] == [rows[1].id]
+
+
+def test_a_student_id_the_service_writes_and_an_attempt_that_keeps_failing_are_refused_once(course, monkeypatch):
+    """A learner whose id is ``feedback.html`` (the service's kept page beside their copy): refused
+    at once, with the reason? And an attempt on which the service's own step keeps failing: refused
+    after TRIES failed turns, not retried forever?"""
+    course.submit("feedback.html", RIGHT)
+    course.submit("ada", RIGHT)
+    with served(course) as service:
+        monkeypatch.setattr(service, "_hand_out", lambda *a: (_ for _ in ()).throw(IsADirectoryError(21, "a folder")))
+        for _ in range(loop.TRIES):
+            with pytest.raises(IsADirectoryError):
+                service.step()
+        assert service.step() is False
+        rows = {a.student: a for a in service.queue.of()}
+    assert rows[""].reason == "refused: a student id the service's folder uses for its own files"
+    assert rows["ada"].outcome == "refused" and f"failed on it {loop.TRIES} times" in rows["ada"].reason

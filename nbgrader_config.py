@@ -34,7 +34,7 @@ c.CourseDirectory.course_id = "torch101"
 # (c.AssignLatePenalties.plugin_class).
 c.LateSubmissionPlugin.penalty_method = "zero"
 # The exchange, where release_assignment and collect meet the learners' fetch and submit: a hub's
-# configuration names it (/etc/jupyter/nbgrader_config.py), else nbgrader's default
+# configuration names it (the environment's etc/jupyter/nbgrader_config.py), else nbgrader's default
 # /usr/local/share/nbgrader/exchange. An exchange/ folder here, when it exists, is used instead: a
 # term tried on one machine (the README's "A term with this course"; ignored by git), where every
 # sample learner is you, so collect's check that a submission's owner is its learner is off.

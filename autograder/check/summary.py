@@ -147,11 +147,14 @@ def questions(path: Path) -> list[Question]:
 
 
 def _candidates() -> list[Path]:
-    """Notebooks the kernel may be running: its own (Jupyter names it), the learner's copies, the
-    release and the sources (which carry the hidden tests)."""
+    """Notebooks the kernel may be running: its own (Jupyter's server names it), those of the
+    kernel's folder (where Jupyter starts it: the notebook's, also under nbconvert and on a hub,
+    where the course's package is installed away from any course folder), the learner's copies,
+    the release and the sources (which carry the hidden tests)."""
     own = [Path(p) for p in (os.environ.get("JPY_SESSION_NAME", ""),) if p.endswith(".ipynb")]
+    here = sorted(Path.cwd().glob("*.ipynb"))
     folders = (LEARNER_FOLDER / "exercises", COURSE_ROOT / "exercises", COURSE_ROOT / "solutions")
-    return own + [path for folder in folders for path in sorted(folder.glob("*/*.ipynb"))]
+    return own + here + [path for folder in folders for path in sorted(folder.glob("*/*.ipynb"))]
 
 
 def _ran_here(path: Path) -> int:

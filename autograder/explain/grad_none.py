@@ -72,6 +72,19 @@ def grad_is_none_evidence(what: str, frame) -> dict:
     if not isinstance(tensor, torch.Tensor):
         return {"why": GRAD_IS_NONE_CAUSES, "try_this": GRAD_IS_NONE_TRY}
     name = what.removesuffix(".grad")
+    if not tensor.requires_grad and isinstance(tensor, torch.nn.Parameter):
+        param = _parameter_name(tensor, frame) if frame is not None else ""
+        called = f" ({param} of a module)" if param and param != name else ""
+        return {  # a Parameter is made with requires_grad=True: the code turned it off, on purpose or not
+            "why": f"{name}{called} has requires_grad=False (checked on {name} itself), so autograd never writes its "
+            ".grad; "
+            f"it is an nn.Parameter, which requires grad unless the code turned it off (a frozen layer, a fixed "
+            "mask): the code's intent and the flag may differ.",
+            "try_this": "If it is meant to stay fixed, its .grad is None by design: skip it (`if p.grad is not None`, "
+            "or iterate over [p for p in model.parameters() if p.requires_grad]), and make a fixed mask a buffer "
+            f"(self.register_buffer('mask', ...)) rather than a Parameter. Only if it should be trained, call "
+            f"{name}.requires_grad_() before the forward pass.",
+        }
     if not tensor.requires_grad:
         return {
             "why": f"{name} has requires_grad=False (checked on {name} itself), so autograd records nothing for "

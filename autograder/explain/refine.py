@@ -131,9 +131,10 @@ def _refine(kind, d, text, where, error):
         read = re.search(r"[\w.\]\[]*\.grad\b(?!_)|\bgrad_(?:input|output)\b", line)
         if not read:
             return "unknown", {}
-        evidence = grad_is_none_evidence(read.group(0), failing_frame(error))
+        what = read.group(0).lstrip("[")  # [p.grad for p in ...]: the name, not the comprehension's bracket
+        evidence = grad_is_none_evidence(what, failing_frame(error))
         told = "grad_reset" if "reset" in evidence else "grad_none_nonleaf" if "nonleaf" in evidence else kind
-        return told, {**d, "what": read.group(0), **evidence}
+        return told, {**d, "what": what, **evidence}
     elif kind == "name_not_defined":
         if d.get("name") in setup_names():
             return "setup_not_run", d

@@ -50,6 +50,18 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
             "fails": {"q2_check": "Fewer samples reached the model than the batch holds"},
             "never": ["Dividing each loss by the number of micro-batches", "weighted by its share"],
         },
+        "c51-04-whole-batch-per-micro-batch": {
+            "cause": "runs the whole batch once per micro-batch: 3x the gradient, as an unscaled micro-batch loss "
+            "would give, but every loss is the batch's mean and no micro-batch ran",
+            "answers": {
+                "q2_answer": """def accumulate(model, x, y, micro_batch):
+    for _ in range(0, len(x), micro_batch):
+        F.mse_loss(model(x), y).backward()
+"""
+            },
+            "fails": {"q2_check": "backward passes add into it"},
+            "never": ["micro-batch's mean loss was not scaled", "summed (reduction='sum')"],
+        },
     },
     "ex08_checkpoint": {
         "c51-08-two-checkpoints-then-the-rest-plain": {
@@ -108,6 +120,34 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
             },
             "fails": {"q1_check": "a broadcast copies one rank's tensor to the others"},
             "never": ["Each rank kept its own shard's gradient"],
+        },
+        "c51-14-target-squeezed": {
+            "cause": "squeezes the target to [n]: mse_loss broadcasts [n, 1] against [n] into [n, n], so each rank's "
+            "own gradient is wrong before DDP averages them (DDP's averaging is right)",
+            "answers": {
+                "q1_answer": """def rank_grads(rank, world_size, model, x, y):
+    ddp = DDP(model)
+    xs, ys = x.chunk(world_size)[rank], y.chunk(world_size)[rank]
+    nn.functional.mse_loss(ddp(xs), ys.squeeze()).backward()
+    return {name: p.grad for name, p in model.named_parameters()}
+"""
+            },
+            "fails": {"q1_check": "is not the gradient of its shard's loss"},
+            "never": ["combined, but not into the mean", "how were they combined"],
+        },
+        "c51-14-every-rank-takes-shard-0": {
+            "cause": "every rank takes x.chunk(world_size)[0]: rank 0 uses its own rows, the others rank 0's (NaN "
+            "here), so the average is NaN; rank 0's own gradient and DDP's averaging are right",
+            "answers": {
+                "q1_answer": """def rank_grads(rank, world_size, model, x, y):
+    ddp = DDP(model)
+    xs, ys = x.chunk(world_size)[0], y.chunk(world_size)[0]
+    nn.functional.mse_loss(ddp(xs), ys).backward()
+    return {name: p.grad for name, p in model.named_parameters()}
+"""
+            },
+            "fails": {"q1_check": "a rank used rows that are not its own"},
+            "never": ["how were they combined", "the rank used rows"],
         },
     },
     "ex09_functions": {

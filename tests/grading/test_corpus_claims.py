@@ -28,11 +28,13 @@ def test_a_counterexample_is_told_its_own_cause_and_not_the_false_one(exercise, 
         assert not [words for words in case["never"] if words in result[gid]], (case["cause"], result[gid])
 
 
-# graded through the real entry point: the penalty's side effect (it got 13/13), and the aliases of .grad zeroed
-# in place (told "the graph was cut")
+# graded through the real entry point: the penalty's side effect (it got 13/13), the aliases of .grad zeroed
+# in place (told "the graph was cut"), and float16 autocast (told to call unscale_ before clipping): the facts of
+# the learner's run cross the sandbox with its records, and the causes are weighed on them there
 THROUGH_GRADE = [
     ("ex12_higher_order", "c51-12-penalty-fills-grad"),
     ("ex03_backward", "c51-03-aliases-zeroed-in-place"),
+    ("ex11_mixed_precision", "c51-11-float16-autocast"),
 ]
 
 

@@ -27,7 +27,7 @@ def require_hub() -> None:
 # without limit (the burst) and keep runaway cells short.
 SERVICE_OPTIONS = ["--attempts", "ex02_leaves=unlimited", "--cell-timeout", "10", "--total-timeout", "30"]
 # Each test has learners of its own, so that the tests sharing the hub do not depend on their order.
-LEARNERS = ("ada", "bob", "grace", "eve", "mal", "zed", "ivy")
+LEARNERS = ("ada", "bob", "grace", "eve", "mal", "zed", "ivy", "kim")
 
 
 @pytest.fixture(scope="session")

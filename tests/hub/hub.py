@@ -13,8 +13,11 @@ process they ran are removed afterwards.
 The hub (started as the README starts it, with its default PAM login and each account's password),
 the learners' servers and the service run the environment named by ``COURSE_HUB_VENV`` (default
 ``/opt/course-hub-venv``): a virtual environment on Debian's ``python3`` holding
-``requirements.txt``, readable by every account (``.ci/run`` builds it). :func:`hub_problem` says
-what is missing; ``COURSE_REQUIRE_HUB`` makes the tests fail instead of skipping.
+``requirements.txt``, readable by every account (``.ci/run`` builds it). Into it the hub's set-up
+installs the course's package as the README's root block does, with that block's own lines
+(:func:`readme_environment_lines`; the learners' exercises import it from there, as nothing else of
+the course is near them). :func:`hub_problem` says what is missing; ``COURSE_REQUIRE_HUB`` makes the
+tests fail instead of skipping.
 """
 
 from __future__ import annotations
@@ -65,6 +68,22 @@ def hub_problem() -> str | None:
                 f"{VENV}/bin/pip install -r requirements.txt; chmod -R a+rX {VENV}; .ci/run does)"
             )
     return None
+
+
+README_VENV = "/opt/course-venv"  # the environment the README's root block makes
+
+
+def readme_environment_lines() -> list[str]:
+    """The lines of the README's root block (the ```bash block that makes the accounts) that fill
+    the learners' environment once it exists: pip's into it, then the chmod that lets every account
+    read it, as written (the block's ``python3 -m venv`` line is .ci/run's: ``COURSE_HUB_VENV``)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```bash\n(.*?)```", text, re.DOTALL) if "useradd" in b]
+    assert len(blocks) == 1, "README.md has no (or more than one) ```bash block that makes the hub's accounts"
+    lines = [line for line in blocks[0].splitlines() if line.startswith((f"{README_VENV}/bin/pip ", "chmod -R a+rX "))]
+    installs = [line.split("#")[0].split() for line in lines if " install " in line]
+    assert any("." in words for words in installs), f"the README installs no course package:\n{blocks[0]}"
+    return lines
 
 
 def readme_hub_config() -> str:
@@ -118,12 +137,19 @@ class Hub:
         self.exchange.mkdir()
         os.chmod(self.exchange, 0o777)
         self.course.mkdir()
-        for part in ("autograder", "solutions", "exercises", "nbgrader_config.py", "pyproject.toml"):
+        parts = ("autograder", "solutions", "exercises", "nbgrader_config.py", "pyproject.toml", "requirements.txt")
+        for part in parts:
             source = REPO / part
             if source.is_dir():
                 shutil.copytree(source, self.course / part, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
             else:
                 shutil.copy2(source, self.course / part)
+        # the README's root block, from the course's clone: the stack and the course's package into
+        # the environment every account runs (this clone's package, so the learners run what is tested)
+        for line in readme_environment_lines():
+            done = subprocess.run(["bash", "-e", "-c", line.replace(README_VENV, str(VENV))], cwd=self.course,
+                                  capture_output=True, text=True, timeout=900)  # fmt: skip
+            assert done.returncode == 0, (line, done.stdout[-3000:], done.stderr[-3000:])
         subprocess.run(["chown", "-R", f"{self.teacher}:{self.teacher}", str(self.course)], check=True)
         steps = [["generate_assignment", a] for a in ASSIGNMENTS]
         self.nbgrader(self.teacher, *steps, *(["release_assignment", a, "--course", COURSE_ID] for a in ASSIGNMENTS),

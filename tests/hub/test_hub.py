@@ -19,7 +19,7 @@ import pytest
 
 from autograder.grading.mistakes import MISTAKES
 
-from .hub import COURSE_ID, all_released, fetched, hand_in, queue_rows, released
+from .hub import COURSE_ID, VENV, all_released, fetched, hand_in, queue_rows, released
 
 WITHIN = 30  # seconds from submit to the page in the learner's hands, on a busy shared 2-core machine
 
@@ -58,6 +58,48 @@ def test_each_learner_has_the_grade_and_page_within_seconds(hub, demo):
         assert failed == set(expected[(kind, "ex01_graph")]["fails"])
         assert page.read_bytes() == released(hub, role, "ex01_graph")[0].read_bytes()
         assert f"{row['score']:g} / {row['max_score']:g}" in page.read_text()
+
+
+def test_a_learner_runs_the_fetched_exercise_and_its_checks_in_the_hubs_environment(hub, demo):
+    """Kim fetches ex01, saves her answers (one question with a typical mistake) and runs the
+    notebook top to bottom as herself, in her own folder, with the environment the hub gives her
+    server (the README's: the course's package installed into it; no course folder near her): does
+    the set-up cell import the course's ``autograder`` from that environment, does every check cell
+    run its check (OK for her right answers, the mistake's cause for the wrong one, never a
+    ModuleNotFoundError or NameError), and does ``check.summary()`` count them?"""
+    import nbformat
+
+    folder, expected = demo
+    mistake = next(iter(MISTAKES["ex01_graph"]))
+    fails = MISTAKES["ex01_graph"][mistake]["fails"]
+    assert set(fails) == set(expected[(mistake, "ex01_graph")]["fails"])
+    name = hub.names["kim"]
+    mine = hub.home(name) / "ex01_graph" / "ex01_graph.ipynb"
+    answers = folder / mistake / "ex01_graph" / "ex01_graph.ipynb"
+    hub.nbgrader(name, ["fetch_assignment", "ex01_graph", "--course", COURSE_ID], ["copy", str(answers), str(mine)])
+    where = hub.run_as(name, "cd ex01_graph && python -c 'import autograder; print(autograder.__file__)'")
+    assert where.stdout.startswith(f"{VENV}/lib/"), where.stdout
+    hub.run_as(name, "cd ex01_graph && jupyter nbconvert --to notebook --execute --allow-errors --output ran "
+                     "--ExecutePreprocessor.timeout=300 ex01_graph.ipynb", timeout=600)  # fmt: skip
+    ran = nbformat.read(mine.parent / "ran.ipynb", as_version=4)
+    said = {}  # grade_id: (the errors it raised, what it printed)
+    for cell in ran.cells:
+        if cell.cell_type == "code" and "grade_id" in cell.metadata.get("nbgrader", {}):
+            errors = [(o.ename, o.evalue) for o in cell.outputs if o.output_type == "error"]
+            said[cell.metadata.nbgrader.grade_id] = (errors, "".join(o.get("text", "") for o in cell.outputs))
+    assert said["setup"] == ([], ""), said["setup"]
+    checks = [c.metadata.nbgrader.grade_id for c in ran.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    assert checks and set(fails) < set(checks)
+    for check in checks:
+        errors, printed = said[check]
+        if check in fails:
+            ((ename, evalue),) = errors
+            assert ename == "CheckFailed" and fails[check] in evalue, (check, errors)
+        else:
+            assert errors == [] and printed.startswith("OK"), (check, said[check])
+    assert not [e for errors, _ in said.values() for e in errors if e[0] in ("ModuleNotFoundError", "NameError")]
+    passing = len(checks) - len(fails)
+    assert f"{passing} of {len(checks)} questions pass here" in said["where_you_stand"][1], said["where_you_stand"]
 
 
 def with_answer(demo_folder: Path, code: str, name: str) -> Path:

@@ -1,0 +1,60 @@
+"""Is a .grad read as None explained from the tensor the failing frame holds, a comprehension's name included, and
+where the code turned a Parameter's requires_grad off (a fixed mask), does the explanation give both readings and a
+fix that keeps the mask fixed?"""
+
+import pytest
+import torch
+from torch import nn
+
+from autograder.explain import explain
+
+
+class MaskedNet(nn.Module):
+    """A layer whose outputs a fixed 0/1 mask multiplies; the mask is a Parameter told not to require grad."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.fc = nn.Linear(3, 3)
+        self.mask = nn.Parameter(torch.tensor([1.0, 0.0, 1.0]), requires_grad=False)
+
+    def forward(self, x):
+        return self.fc(x) * self.mask
+
+
+class BufferMaskedNet(MaskedNet):
+    def __init__(self):
+        super().__init__()
+        del self.mask
+        self.register_buffer("mask", torch.tensor([1.0, 0.0, 1.0]))
+
+
+def _norms_of_every_gradient():
+    net = MaskedNet()
+    net(torch.ones(2, 3)).sum().backward()
+    return [p.grad.norm() for p in net.parameters()]
+
+
+def test_a_comprehensions_name_is_read_and_the_frozen_parameter_gets_both_readings():
+    """Is `[p.grad.norm() for p in ...]` read as p.grad (not '[p.grad'), p found to be the module's mask, and the
+    fix to skip it or make it a buffer (requires_grad_() only if it should train)?"""
+    with pytest.raises(AttributeError) as info:
+        _norms_of_every_gradient()
+    e = explain(info.value)
+    assert e.kind == "grad_is_none" and e.cause.startswith("The failing line reads p.grad,"), e.cause
+    assert "p (mask of a module)" in e.cause and "intent" in e.cause
+    assert "register_buffer" in e.fix and "p.grad is not None" in e.fix
+
+
+def test_the_fixes_run_and_keep_the_mask_fixed():
+    """Do both fixes run: skipping the None gradient, and the mask as a buffer, with the layer's gradient the mask
+    times the input's column sums and no gradient on the mask?"""
+    net = MaskedNet()
+    net(torch.ones(2, 3)).sum().backward()
+    norms = [p.grad.norm() for p in net.parameters() if p.grad is not None]
+    buffered = BufferMaskedNet()
+    buffered(torch.ones(2, 3)).sum().backward()
+    expected = torch.tensor([1.0, 0.0, 1.0]).unsqueeze(1) * torch.full((3, 3), 2.0)
+    torch.testing.assert_close(buffered.fc.weight.grad, expected)
+    torch.testing.assert_close(norms[0], expected.norm())
+    assert len(norms) == 2 and "mask" not in dict(buffered.named_parameters())

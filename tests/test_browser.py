@@ -891,7 +891,8 @@ CLOSE_ALL = """() => { for (const w of Array.from(window.jupyterapp.shell.widget
 def test_the_explainers_lesson_link_opens_the_lesson_at_its_section(course_lab, browser):
     """In a notebook of the learner's own (my-work/), an autograd error's explanation links to the
     lesson: does a click open the learner's copy of that lesson, not open before, at the section the
-    link names, its last one? (JupyterLab 4.6 applies a #heading-id or #heading=id fragment before
+    link names, its last one, and again when the lesson is already open, scrolled back to its top?
+    (JupyterLab 4.6 applies a #heading-id or #heading=id fragment before
     the lesson it opens has rendered its headings, so it stayed at the first cell; the link names
     the heading's cell, #cell-id=..., which it finds at once: tried both in Chromium.)
     (Screenshots: test-artifacts/browser/explainer-link-*.png.)"""
@@ -944,5 +945,24 @@ def test_the_explainers_lesson_link_opens_the_lesson_at_its_section(course_lab, 
         assert len(cells) > 40 and height > 3 * seen, (
             "the lesson fits on a screen or two: this test would not tell a followed link from the top"
         )
+        # The lesson already open, read back to its top: the same link, clicked again in the
+        # learner's notebook, brings its tab to the front at the section (not only the tab).
+        page.evaluate(SCROLL_TO, 0)
+        page.wait_for_timeout(500)
+        assert not page.evaluate(CELL_SHOWN, cell)
+        page.evaluate("async (path) => { await window.jupyterapp.commands.execute('docmanager:open', {path}); }", path)
+        _opened(page, path)
+        _current(page)
+        _scroll_to(page, link)
+        link.click()
+        _opened(page, target)
+        again = []
+        for _ in range(10):
+            again.append(page.evaluate(CELL_SHOWN, cell))
+            if again[-2:] == [True] * 2:
+                break
+            page.wait_for_timeout(500)
+        page.screenshot(path=str(ARTIFACTS / "explainer-link-3-already-open.png"))
+        assert again[-2:] == [True] * 2, f"the open lesson was not brought to {anchor} (in view, every 0.5 s: {again})"
     finally:
         page.close()

@@ -27,6 +27,7 @@ _ENRICHED = {
     "wrapper_attribute",
     "consumed",
     "modified_inplace",
+    "out_requires_grad",
 }
 _NUMBERS = {"float", "int", "complex", "numpy.float64", "numpy.float32", "float64", "float32", "ndarray"}
 _PASTE = "A paste shows no objects, only its lines: "
@@ -392,6 +393,13 @@ def _inplace(kind, d, message, look: Seen | None, quoted, text, error):
     return kind, {**d, "seen": seen + none}
 
 
+def _dataloader_worker(kind, d, message, look: Seen | None, quoted, text, error):
+    if kind != "out_requires_grad" or "in DataLoader worker process" not in text:
+        return None
+    shown = "Seen in the message: it was raised in a worker (`Caught RuntimeError in DataLoader worker process`)."
+    return "dataset_requires_grad", {**d, "seen": shown}
+
+
 def _consumed(kind, d, message, look: Seen | None, quoted, text, error):
     if kind != "consumed" or not isinstance(error, BaseException):
         return None
@@ -400,6 +408,7 @@ def _consumed(kind, d, message, look: Seen | None, quoted, text, error):
 
 
 _RULES = (
+    _dataloader_worker,
     _inplace,
     _consumed,
     _backward_on,

@@ -170,4 +170,16 @@ KINDS: dict[str, Kind] = {
         "this loss to a graph that an earlier backward already freed. {seen}",
         "{fix} For a running total kept for logging, add numbers: total += loss.item().",
     ),
+    "dataset_requires_grad": Kind(
+        "usage",
+        "",
+        _N6,
+        "A DataLoader worker could not stack the batch: the Dataset's __getitem__ returns tensors that require "
+        "grad (made from a parameter or a tensor with requires_grad=True), and the workers stack samples into "
+        "shared memory with out=, which autograd refuses. The out= call is the DataLoader's, not yours. {seen}",
+        "Return data without a graph from __getitem__: (...).detach(), or build the data under torch.no_grad(); "
+        "a dataset holds data, and the graph starts in the training step (with num_workers=0 the batch would "
+        "silently carry the graph instead).",
+        types=("RuntimeError",),
+    ),
 }

@@ -284,6 +284,29 @@ def consumed_carried_state_fixed():
     return last, once + cell.bias_ih.grad
 
 
+class _SamplesOfAParameter(torch.utils.data.Dataset):
+    def __init__(self, detach):
+        self.w, self.detach = torch.ones(3, requires_grad=True), detach
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        sample = self.w * i
+        return sample.detach() if self.detach else sample
+
+
+def dataset_requires_grad():
+    for batch in torch.utils.data.DataLoader(_SamplesOfAParameter(False), batch_size=2, num_workers=1):
+        print(batch.shape)
+
+
+def dataset_requires_grad_fixed():
+    batches = list(torch.utils.data.DataLoader(_SamplesOfAParameter(True), batch_size=2, num_workers=1))
+    assert not any(b.requires_grad for b in batches)
+    return torch.cat(batches), torch.arange(4.0).unsqueeze(1).expand(4, 3)
+
+
 CASES = {kind: (globals()[kind], globals()[f"{kind}_fixed"]) for kind in TRAINING}
 
 
@@ -320,6 +343,9 @@ def test_the_pasted_traceback_is_explained_and_says_what_it_could_not_see(kind):
     if kind == "hook_never_ran":  # the dict and its hooks are not in a paste: nothing is claimed
         assert e.kind == "unknown"
         return
+    if kind == "dataset_requires_grad":  # the worker's message says it: a paste too
+        assert e.kind == kind and "DataLoader worker" in e.cause
+        return
     if kind.startswith("consumed_"):  # a paste quotes the failing line only: both causes are named
         assert e.kind == "consumed"
         return
@@ -353,6 +379,8 @@ def test_a_notebook_cell_is_explained_with_the_extension():
     for kind, (broken, _) in CASES.items():
         if kind == "module_init_not_called":
             cells.append(inspect.getsource(NoSuperInit))
+        if kind == "dataset_requires_grad":
+            cells.append(inspect.getsource(_SamplesOfAParameter))
         if kind.endswith("state_dict_prefix"):
             cells.append(inspect.getsource(_prefixed))
         cells.append(textwrap.dedent(inspect.getsource(broken)))

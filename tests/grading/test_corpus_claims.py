@@ -76,3 +76,42 @@ def test_the_class_grader_takes_the_points_and_tells_the_cause(tmp_path):
                 assert scores[gid][0] == 0 < scores[gid][1], (student, scores)
                 assert phrase in comments[gid] and not [w for w in case["never"] if w in comments[gid]], comments[gid]
             assert all(s == m for name, (s, m) in scores.items() if name not in case["fails"]), (student, scores)
+
+
+def _claims(entry) -> list:
+    """The claims with a test of their own (``compare.evidence``) in a check's hint or causes, at any depth."""
+    from collections.abc import Mapping
+
+    from autograder.compare import evidence
+
+    if evidence.is_cause(entry):
+        return [entry]
+    if isinstance(entry, Mapping):
+        return [c for value in entry.values() for c in _claims(value)]
+    return [c for value in entry for c in _claims(value)] if isinstance(entry, (list, tuple)) else []
+
+
+# facts the judge adds itself, from the received value (not in a check's record)
+_JUDGES_OWN = {"non-finite values"}
+
+
+@pytest.mark.parametrize("exercise", inprocess.EXERCISES)
+def test_every_cause_a_check_carries_is_decided_by_the_run(exercise):
+    """On the solution's own runs (visible and hidden), is each cause any check of the exercise may state decided by
+    what that check observed (holds or contradicted on at least one run), so that no cause is one its check never
+    tests (it could only ever be listed as a possibility, never stated or ruled out)?"""
+    from autograder.compare import evidence
+
+    undecided, decided = {}, set()
+    for records in inprocess.solution_run(exercise).records.values():
+        for record in records:
+            options, received = record.options, record.received
+            facts = evidence.facts_of(received[0]) if options.get("facts") and isinstance(received, tuple) else {}
+            for claim in _claims([options.get("hint"), options.get("causes"), options.get("causes_by")]):
+                if claim.get("evidence") in _JUDGES_OWN:
+                    continue
+                if evidence.verdict_of(claim, facts) is evidence.Verdict.NOT_OBSERVED:
+                    undecided[claim["cause"]] = record.name
+                else:
+                    decided.add(claim["cause"])
+    assert not {text: name for text, name in undecided.items() if text not in decided}

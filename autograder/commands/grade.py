@@ -68,6 +68,13 @@ def _unpack(args, scratch: Path):
     if len(args.assignment) > 1 or (args.assignment and args.assignment[0] not in notebooks):
         print(f"error: --from-zip takes at most one --assignment, one of {sorted(notebooks)}", file=sys.stderr)
         return None
+    if not args.assignment and len(notebooks) > 1:  # a learner names their own file: it picks nothing
+        print(
+            "error: --from-zip needs --assignment ID, the LMS assignment the download is of (a learner's file name "
+            f"does not decide it), one of {sorted(notebooks)}",
+            file=sys.stderr,
+        )
+        return None
     try:
         roster = read_roster(Path(args.roster)) if args.roster else None
         unpacked = unpack_lms_zip(

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import torch
 
 from .causes import key as cause_key
-from .diagnosis import NONE_GRAD_CAUSES, Diagnosis, tolerances
+from .diagnosis import Diagnosis, tolerances
 from .evidence import NON_FINITE, because, facts_of, said
 from .factors import _cause_for_factor, _factor_words, _rel_error, _scale_factor, _whole, _worst_element
 from .shapes import _SHAPE_REASONS, _shape_message
@@ -22,6 +22,11 @@ ZEROS_QUESTION = (
     "which path from the loss to it carries no gradient? One cut from the graph (.detach(), .data, torch.no_grad()), "
     "an op with no gradient (argmax, round, a comparison), or a parameter the loss never reaches; or was the "
     "gradient zeroed after backward (in place, or through a tensor that shares its storage)?"
+)
+NONE_QUESTION = (
+    "is None: it holds no gradient. Did a backward() run after the last zero_grad(), and "
+    "does its path from the loss reach this tensor as a leaf that requires grad (not cut by detach(), .data or "
+    "torch.no_grad(); not a copy made by .to() or a cast; a non-leaf needs .retain_grad())?"
 )
 SIGN_QUESTION = "Is the sign of the loss, or of one chain-rule factor, the other way round?"
 
@@ -140,10 +145,8 @@ def diagnose(
                 reason=f"is None: {causes['none']}",
                 given=(str(causes["none"]),),
             )
-        listed = "\n".join(f"  - {c}" for c in NONE_GRAD_CAUSES)
-        return Diagnosis(
-            False, "none", f"{name} is None. Likely causes:\n{listed}", reason=f"is None. Likely causes:\n{listed}"
-        )
+        # nothing observed tells which of NONE_GRAD_CAUSES it is: what is seen, and the question that decides
+        return Diagnosis(False, "none", f"{name} {NONE_QUESTION}", reason=NONE_QUESTION)
     if isinstance(received, (int, float, bool)) and expected.numel() == 1:
         try:
             converted = torch.tensor(received, dtype=expected.dtype, device=expected.device)

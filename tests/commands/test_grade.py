@@ -6,6 +6,7 @@ gradebook's results (the demo class's and a course's both default to grading-out
 import csv
 import re
 import shutil
+import zipfile
 
 import nbformat
 import pytest
@@ -144,3 +145,13 @@ def test_a_late_submission_without_a_penalty_says_late_in_grades_table_and_csv(t
     with open(out / "grades.csv", newline="", encoding="utf-8") as f:
         (row,) = csv.DictReader(f)
     assert (row["score"], row["late_penalty"], row["late"]) == ("2", "0", "late (36 h, no penalty)")
+
+
+def test_a_zip_of_a_course_of_several_assignments_needs_the_lms_assignment(tmp_path, capsys):
+    """A learner names their own file in an LMS download: with several assignments in the course, is
+    ``grade --from-zip`` without ``--assignment`` refused before anything is read, saying why?"""
+    archive = tmp_path / "canvas.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("evil_200_1_ex02_leaves.ipynb", "{}")
+    assert main(["grade", "--from-zip", str(archive), "--out", str(tmp_path / "out")]) == 2
+    assert "--from-zip needs --assignment ID" in capsys.readouterr().err

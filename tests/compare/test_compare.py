@@ -16,10 +16,13 @@ def test_equal_values_pass_with_relative_error():
     assert d.ok and d.kind == "ok" and d.rel_error < 1e-6
 
 
-def test_none_gradient_lists_likely_causes():
-    """Does a None gradient get the list of ways a .grad stays None?"""
+def test_none_gradient_asks_the_question_that_decides():
+    """With nothing observed, does a None gradient say what is seen and ask the one question that decides between
+    the ways a .grad stays None (a backward after the last reset, a leaf that requires grad on the loss's path),
+    rather than list them all as likely?"""
     d = diagnose(None, REF, "w.grad")
-    assert d.kind == "none" and "retain_grad" in d.message and "requires_grad=False" in d.message
+    assert d.kind == "none" and "retain_grad" in d.message and "requires grad" in d.message
+    assert "Likely causes" not in d.message and d.message.rstrip().endswith("?"), d.message
 
 
 @pytest.mark.parametrize("k", [2, 3])

@@ -206,6 +206,8 @@ def _canvas(c: Course) -> dict:
         ("evilformula_106_6_ex01_graph.ipynb", nbformat.writes(c.blank), morning),
         # Canvas user 200 set their display name to the honest classmate's, who has no id in the roster
         ("correctcarol_200_7_ex01_graph.ipynb", nbformat.writes(c.blank), (2026, 1, 20, 12, 0, 0)),
+        # a correct notebook uploaded after the due date (Canvas marks it LATE): the zip's time counts
+        ("tardytom_LATE_107_8_ex01_graph.ipynb", nbformat.writes(c.correct), (2026, 1, 20, 19, 0, 0)),
     ]
     archive = _zip(c.root / "canvas.zip", entries)
     roster = c.root / "roster.csv"
@@ -220,6 +222,7 @@ def _canvas(c: Course) -> dict:
             ("eve", "105", "Jones, Eve,eve@uni.edu,8.0,0.0,8.0,8.0"),
             ("mallory", "106", '=HYPERLINK("http://evil.example","8")'),
             ("correct", "", "Correct, Carol"),  # a row with a name only, as the README allows
+            ("tom", "107", "Tardy, Tom"),
         ]:
             writer.writerow(row)
     return c.grade("--from-zip", str(archive), "--roster", str(roster), out="out")
@@ -299,6 +302,14 @@ def test_a_display_name_never_replaces_a_classmates_submission(term):
     assert nbformat.read(aside / f"{EX}.ipynb", as_version=4) == c.blank
     said = "refused to replace the submission there with the zip's, matched to correct by a display name"
     assert said in run["stdout"]
+
+
+def test_an_lms_upload_after_the_due_date_is_late(term):
+    """A correct notebook uploaded to Canvas two hours after the due date: is it late by the zip's
+    time (the LMS's record), scored as a late exchange hand-in is (0 under the zero policy)?"""
+    row = term["course"].rows()["tom"]
+    assert float(row["score"]) == 0 and float(row["late_penalty"]) == FULL, row
+    assert "tom/ex01_graph: Canvas marks it LATE" in term["canvas"]["stdout"]
 
 
 # --- one input ends or poisons the run ----------------------------------------------------------

@@ -1,13 +1,15 @@
 """Write a sample Canvas "Download Submissions" zip and its roster, to try `grade --from-zip`.
 
 usage: python tests/scripts/sample_canvas_zip.py ASSIGNMENT STUDENT:CANVAS_ID[:FULL NAME] [...] \
-           --zip canvas-ASSIGNMENT.zip --roster roster.csv [--answers correct]
+           --zip canvas-ASSIGNMENT.zip --roster roster.csv [--answers correct] [--hours-ago 48]
 
 Each STUDENT hands in the demo class's ``--answers`` notebook (``correct``, ``blank`` or a typical
 mistake's name, see ``autograder/grading/mistakes``) for ASSIGNMENT, named as Canvas names a
 download (``<lastfirst>_<canvas id>_<submission id>_<file>``), beside a ``notes.txt`` of theirs
 (which the grader lists and skips, as it skips any file that is not a notebook). The roster has the
-columns ``student_id,canvas_id,name`` (the full name, else the id). Run from the course folder.
+columns ``student_id,canvas_id,name`` (the full name, else the id). Each entry is dated
+``--hours-ago`` hours before now, in UTC: the LMS's record of the upload, which ``grade``'s late
+policy uses. Run from the course folder.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import re
 import sys
 import tempfile
 import zipfile
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the course's autograder package
@@ -34,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--zip", required=True, type=Path)
     parser.add_argument("--roster", required=True, type=Path)
     parser.add_argument("--answers", default="correct", help="a demo-class student: correct, blank or a mistake")
+    parser.add_argument("--hours-ago", type=float, default=48.0, help="when they uploaded (UTC), in hours before now")
     args = parser.parse_args(argv)
     course = Path.cwd()
     sources = load_sources(course / "solutions")
@@ -47,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{item!r}: give STUDENT:CANVAS_ID[:FULL NAME], e.g. grace:103:'Grace Hopper'")
         pairs.append((student, canvas_id, full_name or student))
     name = sources[args.assignment][0]
+    uploaded = datetime.now(UTC) - timedelta(hours=args.hours_ago)
     with tempfile.TemporaryDirectory() as tmp:
         build_demo_class(Path(tmp), root=course)
         notebook = Path(tmp) / args.answers / args.assignment / name
@@ -58,8 +63,8 @@ def main(argv: list[str] | None = None) -> int:
                     r"[^a-z0-9]", "", "".join(reversed(full_name.lower().split()))
                 )  # as Canvas names it
                 prefix = f"{last_first}_{canvas_id}_{5001 + i}"
-                zf.write(notebook, f"{prefix}_{name}")
-                zf.writestr(f"{prefix}_notes.txt", "my notes")
+                for entry, data in [(f"{prefix}_{name}", notebook.read_bytes()), (f"{prefix}_notes.txt", b"my notes")]:
+                    zf.writestr(zipfile.ZipInfo(entry, date_time=uploaded.timetuple()[:6]), data)
     with open(args.roster, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(["student_id", "canvas_id", "name"])

@@ -17,10 +17,13 @@ the platform writes. The roster (``intake.roster``) refuses a key two of its row
 different students; two learners of the zip (two user or participant ids) that map to one student
 are refused together, with one line naming both. Nothing is guessed.
 
-The assignment is the one named on the command line, else the notebook's file name
-(``ex01_graph.ipynb``, ``ex01_graph-1.ipynb``, ``ex01_graph (2).ipynb``). Of several notebooks of
-one student for one assignment the latest (the zip entry's time, then the resubmission number)
-is kept. Everything in the zip is data, bounded before it is read: an entry that is a symbolic
+The assignment is the one named on the command line (``grade --from-zip`` wants it when the
+course has several: the LMS's download is of one assignment, and a learner names their own file),
+else the notebook's file name (``ex01_graph.ipynb``, ``ex01_graph-1.ipynb``, ``ex01_graph (2).ipynb``).
+Of several notebooks of one student for one assignment the latest (the zip entry's time, then the
+resubmission number) is kept; its time, the LMS's record of the upload (read as UTC: a zip stores
+no zone), is written as its ``timestamp.txt``, so the late policy applies to it as to the
+exchange's. Everything in the zip is data, bounded before it is read: an entry that is a symbolic
 link or names ``..`` or an absolute path, a file that is not a notebook, not JSON or nested past
 ``bounds.MAX_DEPTH``, one that expands past the bounds (a zip bomb; each entry at most the
 grader's notebook bound, ``bounds.MAX_NOTEBOOK_BYTES``), a name that maps to no student, each gets
@@ -42,6 +45,8 @@ from pathlib import Path, PurePosixPath
 
 from ..names import UnsafeId, check_id, terminal
 from .bounds import MAX_NOTEBOOK_BYTES, json_problem
+from .collected import timestamp_text
+from .exchange import TIMESTAMP
 from .roster import Roster, platform_id, read_roster, split_name
 
 __all__ = ["Limits", "Unpacked", "Roster", "read_roster", "split_name", "unpack_lms_zip"]
@@ -309,6 +314,8 @@ def _place(zf, candidates, scratch: Path, assignments, limits: Limits, unpacked:
         chosen[key] = info
         unpacked.placed[key] = info.filename
         unpacked.times[key] = _time_of(info)
+        if unpacked.times[key] is not None:  # the LMS's record of the upload: the late penalty uses it
+            (folder / TIMESTAMP).write_text(timestamp_text(unpacked.times[key]), encoding="utf-8")
         if info.filename in unpacked._by_name_entries:
             unpacked.by_name.add(key)
         if learner.late:

@@ -59,6 +59,8 @@ def test_canvas_names_map_through_the_roster_and_the_latest_is_kept(tmp_path, no
     unpacked = unpack_lms_zip(archive, tmp_path / "scratch", NOTEBOOKS, read_roster(roster))
     assert sorted(unpacked.placed) == [("ada", "ex01"), ("grace", "ex01")]
     assert (tmp_path / "scratch" / "ada" / "ex01" / "ex01.ipynb").read_text(encoding="utf-8") == notebook
+    stamp = tmp_path / "scratch" / "ada" / "ex01" / "timestamp.txt"  # the LMS's time: the late policy's
+    assert stamp.read_text(encoding="utf-8") == "2026-01-20 10:00:00.000000 UTC"
     assert unpacked.problems == ["turingalan_103_9004_ex01.ipynb: Canvas user 103 (turingalan) is not in the roster"]
     assert "grace/ex01: Canvas marks it LATE" in unpacked.notes
     assert any("lovelaceada_101_9001_ex01.ipynb: an older submission of ada" in n for n in unpacked.notes)
@@ -117,7 +119,8 @@ def test_hostile_entries_each_get_a_line_and_the_rest_is_placed(tmp_path, notebo
         assert line in problems
     assert len(unpacked.problems) == 6
     written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
-    assert [str(p) for p in written] == ["hostile.zip", "work/scratch/7/ex01/ex01.ipynb"]
+    placed = ["work/scratch/7/ex01/ex01.ipynb", "work/scratch/7/ex01/timestamp.txt"]
+    assert [str(p) for p in written] == ["hostile.zip", *placed]
 
 
 def test_a_notebook_past_the_per_file_bound_is_refused(tmp_path, notebook):

@@ -63,6 +63,21 @@ def grads_two_passes(trunk, head1, head2, x, y1, y2):
             "never": ["micro-batch's mean loss was not scaled", "summed (reduction='sum')"],
         },
     },
+    "ex06_grad_modes": {
+        "c51-06-head-under-no-grad-too": {
+            "cause": "runs the head under no_grad too and makes the scores require grad again: the loss has a graph, "
+            "but it reaches no parameter, so the head's .grad stays None",
+            "answers": {
+                "q3_answer": """def head_loss(backbone, head, x, target):
+    with torch.no_grad():
+        scores = head(backbone(x))
+    return F.cross_entropy(scores.requires_grad_(), target)
+"""
+            },
+            "fails": {"q3_check": "No gradient reached the head's parameters: the graph of the loss you returned"},
+            "never": ["rethink", ".grad is None facts"],
+        },
+    },
     "ex08_checkpoint": {
         "c51-08-two-checkpoints-then-the-rest-plain": {
             "cause": "checkpoints the first two blocks and runs the rest of the model plainly: several checkpoints "

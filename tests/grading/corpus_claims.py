@@ -309,6 +309,26 @@ def peak_grad_bytes(model, fused):
             "fails": {"q2_check": "drew random numbers from the global generator"},
             "never": ["filled .grad"],
         },
+        "c51-12-no-functional-call": {
+            "cause": "differentiates a loss that calls model(x_i) directly: the params grad differentiates never reach "
+            "the model, so every per-sample gradient is 0 (nothing was reduced over the batch)",
+            "answers": {
+                "q3_answer": """def per_sample_grads(model, loss_fn, x, y):
+    params = {name: p.detach() for name, p in model.named_parameters() if p.requires_grad}
+
+    def sample_loss(params, xi, yi):
+        return loss_fn(model(xi.unsqueeze(0)), yi.unsqueeze(0))
+
+    return vmap(grad(sample_loss), in_dims=(None, 0, 0))(params, x, y)
+
+
+def per_sample_bytes(model, batch_size):
+    return batch_size * sum(p.numel() * p.element_size() for p in model.parameters() if p.requires_grad)
+"""
+            },
+            "fails": {"q3_check": "does the loss you differentiate depend on the tensors grad differentiates"},
+            "never": ["reduced over the whole batch", "reduced over the batch"],
+        },
         "c51-12-params-never-reach-the-model": {
             "cause": "passes the parameters under names functional_call does not know: the model uses its own, so "
             "every per-sample gradient is 0 (not the batch's gradient repeated)",

@@ -47,12 +47,11 @@ from ..store.config import course_config, course_paths
 from ..store.gradebook import Store, StoreBusy
 from ..store.views import CSV_COLUMNS, grade_rows, write_csv
 from . import attempts, handout, held, inbound
-from .queue import DONE, Attempt, Queue
+from .queue import DONE, Attempt, Queue, summary
 from .settings import Rules, exchange_of
 
 __all__ = ["Service"]
 
-_MESSAGE = 300  # characters of a failed question's message kept for the learner's page
 WAITING = 16  # submissions of one learner queued at most; later ones wait in the exchange
 # submissions taken in one turn per grading thread: each is handed out as soon as it is recorded, so
 # a turn of many keeps the sandboxes busy without delaying the first ones
@@ -60,26 +59,6 @@ _TURN = 8
 TRIES = 3  # failed turns after which an attempt is refused (a service's error, not retried forever)
 REFUSED = 16  # names refused at once recorded per owning user; later ones are skipped, unrecorded
 _RECORDS = 64  # refused names recorded in one turn (then the turn grades)
-
-
-def summary(result) -> dict:
-    """What the queue keeps of a graded ``Result``: score, status and each question's outcome."""
-    return dict(
-        score=result.score,
-        max_score=result.max_score,
-        late_penalty=result.late_penalty,
-        status=result.status,
-        questions=[
-            dict(
-                grade_id=q.grade_id,
-                score=q.score,
-                points=q.points,
-                cause=q.cause,
-                message=(result.failure(q).splitlines() or [""])[0][:_MESSAGE],
-            )
-            for q in result.questions
-        ],
-    )
 
 
 class Service:

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Queue", "Attempt", "fair_order", "QUEUED", "DONE"]
+__all__ = ["Queue", "Attempt", "fair_order", "summary", "QUEUED", "DONE"]
 
 QUEUED, DONE = "queued", "done"
 
@@ -251,3 +251,26 @@ class Queue:
             (row[0], row[1])
             for row in self.db.execute("SELECT DISTINCT student, assignment FROM attempts WHERE counted = 1")
         ]
+
+
+MESSAGE = 300  # characters of a failed question's message kept for the learner's page
+
+
+def summary(result) -> dict:
+    """What the queue keeps of a graded ``Result``: score, status and each question's outcome."""
+    return dict(
+        score=result.score,
+        max_score=result.max_score,
+        late_penalty=result.late_penalty,
+        status=result.status,
+        questions=[
+            dict(
+                grade_id=q.grade_id,
+                score=q.score,
+                points=q.points,
+                cause=q.cause,
+                message=(result.failure(q).splitlines() or [""])[0][:MESSAGE],
+            )
+            for q in result.questions
+        ],
+    )

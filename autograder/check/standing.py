@@ -152,7 +152,10 @@ class Standing:
         )
 
     def footer(self) -> str:
-        again = f"Check again: run `{HOW}` in a terminal in the course folder, or check.progress(run=True) here."
+        again = (
+            f"Check again: run `{HOW}` in a JupyterLab terminal (File, New, Terminal), or "
+            "`.venv/bin/python -m autograder progress` in the course folder, or check.progress(run=True) here."
+        )
         return f"{self.note} {again}".strip()
 
     def html(self) -> str:

@@ -8,8 +8,9 @@ An exercise's test cell marks the code that computes expected values off in a re
     ### END REFERENCE
 
 In a learner's notebook and under plain nbgrader the markers are comments and the region runs.
-The class grader sends the cell with each region replaced by one line that binds every name the
-region defines to :data:`autograder.check.WITHHELD` (NOTE 1 in ``autograder/check/__init__.py``), so a
+The class grader sends the cell with each region replaced by its imports (kept: no secret, and a
+name a learner's answer may use too) and one line that binds every other name the region defines to
+:data:`autograder.check.WITHHELD` (NOTE 1 in ``autograder/check/__init__.py``), so a
 learner's process never holds reference code nor a reference value; the grader judges what the
 checks received against the records of the instructor's solution run.
 """
@@ -64,11 +65,17 @@ def bound_names(code: str) -> list[str]:
 
 def _replacement(match: re.Match) -> str:
     indent, body = match.group(1), match.group(2)
-    names = bound_names(body)
-    if not names:
-        return f"{indent}pass  # reference code withheld by the grader\n"
-    binding = ", ".join(f"WITHHELD as {name}" for name in names)
-    return f"{indent}from autograder.check import {binding}  # reference code withheld by the grader\n"
+    statements = ast.parse(textwrap.dedent(body)).body
+    imports = [node for node in statements if isinstance(node, (ast.Import, ast.ImportFrom))]
+    imported = {(alias.asname or alias.name).split(".")[0] for node in imports for alias in node.names}
+    # An import is no secret (a learner's process may import anything), and its name may be one the learner's
+    # own answer uses (copy, math, peak_live_bytes): bound to WITHHELD, it would break a right answer.
+    lines = [f"{indent}{ast.unparse(node)}  # an import of a reference region, kept\n" for node in imports]
+    names = [name for name in bound_names(body) if name not in imported]
+    if names:
+        binding = ", ".join(f"WITHHELD as {name}" for name in names)
+        lines.append(f"{indent}from autograder.check import {binding}  # reference code withheld by the grader\n")
+    return "".join(lines) or f"{indent}pass  # reference code withheld by the grader\n"
 
 
 def withhold(source: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
 
 import pytest
 
@@ -70,13 +71,19 @@ def test_tuple_assignment_and_loop_targets_bind_every_name():
     assert all(namespace[name] is check.WITHHELD for name in "abcij")
 
 
-def test_imports_in_a_region_are_withheld():
-    """Is an import inside a region withheld too, under the name it binds (`import a.b` binds a)?"""
+def test_imports_in_a_region_are_kept_and_the_rest_withheld():
+    """Is an import inside a region kept (a learner's answer may import the same name: ex08's
+    peak_live_bytes, copy, math), at its indentation, while the names the region computes are withheld?"""
     code = (
-        "### BEGIN REFERENCE\nimport os.path\nfrom autograder.memory import measure_saved as meter\n### END REFERENCE\n"
+        "import copy\ndef answer(x):\n    return copy.deepcopy(x)\n"
+        "### BEGIN REFERENCE\nimport copy, os.path\nfrom autograder.memory import measure_saved as meter\n"
+        "expected = meter\n### END REFERENCE\n"
+        "if True:\n    ### BEGIN REFERENCE\n    import math\n    ### END REFERENCE\n"
     )
-    namespace = run_cell(withhold(code))
-    assert namespace["os"] is check.WITHHELD and namespace["meter"] is check.WITHHELD
+    text = withhold(code)
+    namespace = run_cell(text)
+    assert namespace["answer"]([1]) == [1] and namespace["os"].path is os.path and namespace["math"].pi > 3
+    assert namespace["meter"].__name__ == "measure_saved" and namespace["expected"] is check.WITHHELD
 
 
 def test_a_region_that_binds_nothing_becomes_pass():
@@ -346,3 +353,23 @@ def test_check_helper_cells_are_locked_collapsed_and_above_their_test(exercise):
         assert below is not None and grade_id(below) == gid.replace("_helpers", "_check"), f"{exercise} {gid}"
         loaded = f'print("Question {gid.removeprefix("q").removesuffix("_helpers")}\'s check helpers loaded.")'
         assert cell.source.rstrip().endswith(f"\n{loaded}"), f"{exercise} {gid}: does not end with {loaded}"
+
+
+def test_a_right_answer_that_imports_what_a_region_imports_gets_its_points():
+    """ex08 q2 as a learner writes it, peak_live_bytes imported at the top of the answer cell (q2's check helpers
+    import it again inside their REFERENCE region): sent as the class grader sends the cells, does it pass every
+    check (before, the region's import rebound the learner's peak_live_bytes to WITHHELD: 0 of 3 points)?"""
+    from tests.grading import inprocess
+
+    answer = (
+        "from autograder.live_memory import peak_live_bytes\n\n\n"
+        "def best_segments(model, x):\n"
+        "    def peak(s):\n"
+        "        run = lambda: checkpoint_sequential(model, s, x, use_reentrant=False).sum().backward()  # noqa: E731\n"
+        "        return peak_live_bytes(run, params=model.parameters())\n\n"
+        "    peaks = {s: peak(s) for s in range(1, len(model) + 1)}\n"
+        "    return min(peaks, key=lambda s: (peaks[s], s))\n"
+    )
+    exercise = "ex08_checkpoint"
+    result = inprocess.grade(inprocess.source(exercise), inprocess.solution_run(exercise), {"q2_answer": answer})
+    assert not [message for message in result.values() if message], result

@@ -16,11 +16,12 @@ import time
 
 import pytest
 
+from tests.measure import children_cpu_seconds
+
 
 def _cpu() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime + children_cpu_seconds()
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -30,9 +30,11 @@ from ..kinds.table import KINDS, MODIFIED_INPLACE, UNKNOWN, Kind, modified_inpla
 from ..lessons import COURSE_ROOT, lab_fragment, learner_root, lesson
 from .catalogue import catalogued_kind
 from .context import context
+from .graph_cut import pasted_cut
 from .guess import family_guess
 from .pasted import split_warnings
 from .refine import refine
+from .returned import returned_kind
 from .training import training_kind
 
 __all__ = ["Explanation", "explain", "told_kind", "KINDS", "MODIFIED_INPLACE", "modified_inplace_message"]
@@ -284,6 +286,9 @@ def explain(error, stack=None) -> Explanation:
             known = [w for w in map(explain, warnings_text) if w.kind != "unknown"]
             known = [w for i, w in enumerate(known) if w.kind not in {k.kind for k in known[:i]}]
             main = explain(rest) if rest.strip() else None
+            cut = pasted_cut(error) if main is not None and main.kind == "not_built" else None
+            if cut:  # a warning above quotes the line that copied the graph's values out
+                main = _explanation("graph_cut", KINDS["graph_cut"], cut, cut, main.message)
             if main is None or main.kind == "unknown":
                 main, known = (known[0], known[1:]) if known else (main or explain(""), [])
             return dataclasses.replace(main, message=error, warned=tuple(w for w in known if w.kind != main.kind))
@@ -308,6 +313,7 @@ def explain(error, stack=None) -> Explanation:
         if kind == "inference_tensor" and "saved" not in details and _on_grad(error, text):
             details["inference_grad"] = True
         kind, details = training_kind(kind, details, text, where, error)
+        kind, details = returned_kind(kind, details, text, where, error)
         kind, details = refine(kind, details, text, where, error)
         if kind == "unknown":
             guess = family_guess(where)

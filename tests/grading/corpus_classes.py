@@ -11,7 +11,7 @@ would be false or a grade wrong (the counterexample), graded by ``tests/grading/
 ``CORRECT = {exercise: {student_id: {"why", "answers"}}}``: answers that must get full marks.
 """
 
-_DDP_Q2 = '''def allreduce_per_step(model, bucket_cap_bytes, micro_batches, use_no_sync):
+_DDP_Q2 = """def allreduce_per_step(model, bucket_cap_bytes, micro_batches, use_no_sync):
     buckets, current = [], 0
     for p in reversed(list(model.parameters())):
         current += p.numel() * p.element_size()
@@ -22,9 +22,9 @@ _DDP_Q2 = '''def allreduce_per_step(model, bucket_cap_bytes, micro_batches, use_
         buckets.append(current)
     syncs = 1 if use_no_sync else micro_batches
     return syncs * len(buckets), syncs * sum(buckets)
-'''
+"""
 
-_DDP_Q4 = '''def default_buckets(model, find_unused_parameters):
+_DDP_Q4 = """def default_buckets(model, find_unused_parameters):
     sizes = [p.numel() * p.element_size() for p in model.parameters()]
     order = sizes if find_unused_parameters else sizes[::-1]
     caps = [dist._DEFAULT_FIRST_BUCKET_BYTES, 25 * 2**20]
@@ -37,7 +37,7 @@ _DDP_Q4 = '''def default_buckets(model, find_unused_parameters):
     if current:
         buckets.append(current)
     return buckets[::-1] if find_unused_parameters else buckets
-'''
+"""
 
 WRONG = {
     "ex14_distributed": {
@@ -64,7 +64,7 @@ CORRECT = {
             "why": "clips the scaled gradients at max_norm * scale, then lets scaler.step unscale: the same clip but "
             "for clip_grad_norm_'s 1e-6 epsilon, added to the scaled norm (the ratio moves by up to 1e-6 / max_norm)",
             "answers": {
-                "q3_answer": '''def scaled_step(model, optimizer, scaler, x, y, max_norm):
+                "q3_answer": """def scaled_step(model, optimizer, scaler, x, y, max_norm):
     optimizer.zero_grad()
     with torch.autocast("cpu", dtype=torch.bfloat16):
         loss = torch.nn.functional.mse_loss(model(x), y)
@@ -72,7 +72,7 @@ CORRECT = {
     torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm * scaler.get_scale())
     scaler.step(optimizer)
     scaler.update()
-'''
+"""
             },
         },
     },

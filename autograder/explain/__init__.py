@@ -62,8 +62,13 @@ def _values(kind: str, d: dict, text: str) -> dict:
         weight = (op in ("AsStrided", "T", "Transpose", "Permute") or "output" not in d) and "seen" not in d
         d["hint"] = d.get("seen", "") + weight * (
             " A weight is saved as it is or as a transposed view (T, AsStrided): "
-            "if this is one, an optimizer.step() ran between the forward and "
-            "this backward."
+            + (
+                "if this is one, something updated it in place between the forward and this backward (an "
+                "optimizer's step() where the code has one, w -= lr * w.grad, clamp_, copy_): the paste does not "
+                "show which."
+                if "unseen_update" in d
+                else "if this is one, an optimizer.step() ran between the forward and this backward."
+            )
         )
         if shape is None:
             d.update(tensor="a tensor", saved_at="", now_at="", it="that tensor")

@@ -376,7 +376,16 @@ def _from_graph(code: str, frame) -> bool:
     return False
 
 
+def _inplace_pasted(d, message, look: Seen | None, where: Context, text, error):
+    """A paste of the in-place error: an optimizer is named as the weight's updater only where its quoted lines
+    show a step()."""
+    if not where.pasted or re.search(r"\.step\(|optim", where.source):
+        return None
+    return "modified_inplace", {**d, "unseen_update": True}
+
+
 _RULES = {
+    "modified_inplace": _inplace_pasted,
     "unknown": _tuple,
     "parameter_assigned_tensor": _parameter,
     "optimizer_empty_params": _empty,

@@ -321,3 +321,19 @@ def test_a_notebook_cell_is_explained_with_the_extension():
     parts, stderr = run_in_notebook(cells, calls)
     for kind in CASES:
         assert f"({kind})" in parts.get(kind, ""), (kind, parts.get(kind, stderr[-2000:])[-600:])
+
+
+def test_a_pasted_inplace_error_names_no_optimizer_its_lines_do_not_show():
+    """Does a pasted in-place error on a transposed weight, whose quoted lines show no optimizer, list the in-place
+    updates a paste cannot tell apart instead of claiming an optimizer.step()?"""
+
+    def broken():
+        w = torch.ones(3, 2, requires_grad=True)
+        loss = (torch.ones(4, 2, requires_grad=True) @ w.T).sum()
+        with torch.no_grad():
+            w.mul_(0.5)
+        loss.backward()
+
+    e = explain("".join(traceback.format_exception(_raised(broken))))
+    assert e.kind == "modified_inplace" and "an optimizer.step() ran" not in e.cause
+    assert "the paste does not show which" in e.cause

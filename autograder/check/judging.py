@@ -166,6 +166,9 @@ def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, st
         message + (f"\n  (the same for {', '.join(names[1:])})" if names[1:] else "")
         for _, message, names, _ in problems.values()
     ]
+    right = [str(key) for key, r in results.items() if r.ok]  # which gradients are right locates the mistake
+    if right:
+        lines.append(f"  (right: {', '.join(right[:_SHOWN_AT_MOST])}{', ...' if len(right) > _SHOWN_AT_MOST else ''})")
     others = [str(key)[:40] for key in received if key not in expected]  # the learner's keys, cut short
     if "missing" in problems and others:
         listed = ", ".join(others[:_SHOWN_AT_MOST]) + (", ..." if len(others) > _SHOWN_AT_MOST else "")
@@ -322,6 +325,18 @@ def passed_fact(record: Checked) -> dict:
     return {record.name: (received,)} if isinstance(received, (str, int, float, bool, tuple)) else {}
 
 
+def _with_warned(message, warned) -> str:
+    """A failure's ``message`` with what was warned while the learner's code ran (``check.call``'s ``warned``: an
+    observation of the run, never a cause), its numbers left out (they may be a hidden test's sizes)."""
+    if not isinstance(warned, list) or not warned or not all(isinstance(w, str) for w in warned):
+        return message
+    said = "; ".join(re.sub(r"\d+", "…", w[:300]).replace("[", "").replace("]", "") for w in warned[:2])
+    return _with_reasons(
+        keyed(f"{message}\n  While your code ran, Python warned: {said}", getattr(message, "cause", "")),
+        getattr(message, "reasons", ()),
+    )
+
+
 def judge(record: Checked, passed: dict | None = None) -> tuple[bool, str]:
     """Judge a record: ``(ok, message)``, the message starting with ``OK`` when ok. The one
     comparison both a check in the learner's notebook and the class grader use; ``passed``: the facts the checks
@@ -334,6 +349,7 @@ def judge(record: Checked, passed: dict | None = None) -> tuple[bool, str]:
             facts, received = received if isinstance(received, tuple) and len(received) == 2 else ({}, received)
         if options.get("facts") or passed:
             options = {**options, "run facts": {**facts_of(passed or {}), **facts_of(facts)}}
-        return _JUDGES[record.kind](received, record.expected, record.name, options)
+        ok, message = _JUDGES[record.kind](received, record.expected, record.name, options)
+        return ok, message if ok else _with_warned(message, options.get("warned"))
     except Exception as error:  # noqa: BLE001 -- a received value built to break comparisons is just wrong
         return False, keyed(f"{record.name} could not be compared ({type(error).__name__})", "not_comparable")

@@ -12,6 +12,7 @@ from .causes import key as cause_key
 from .diagnosis import Diagnosis, tolerances
 from .evidence import NON_FINITE, because, facts_of, said
 from .factors import _cause_for_factor, _factor_words, _rel_error, _scale_factor, _whole, _worst_element
+from .patterns import pattern
 from .shapes import _SHAPE_REASONS, _shape_message
 
 __all__ = ["diagnose"]
@@ -306,6 +307,9 @@ def diagnose(
     told = _weighed(causes["mismatch"], facts) if "mismatch" in causes else None
     cause = (f" {told[0]}" if told[1] else f" {told[0][0].upper()}{told[0][1:]}") if told else ""
     seen, unseen = _observed(r, e, rtol, atol)
+    shows, shows_unseen = pattern(r, e, rtol, atol) if not told else ("", "")
+    if shows:  # what the values show, observed (never a cause), where the question names none
+        seen, unseen = f"{seen} Observed: {shows}.", f"{unseen} Observed: {shows_unseen}."
     return Diagnosis(
         False,
         "mismatch",

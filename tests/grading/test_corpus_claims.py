@@ -12,7 +12,6 @@ from tests.grading.conftest import needs_sandbox
 from tests.grading.corpus_claims import WRONG
 
 
-
 @pytest.mark.parametrize("exercise,student", [(e, s) for e, cases in WRONG.items() for s in cases])
 def test_a_counterexample_is_told_its_own_cause_and_not_the_false_one(exercise, student):
     """Does this answer fail exactly its questions, each message holding its own cause and not the false one?"""

@@ -102,6 +102,10 @@ class CheckFailed(AssertionError):
         return lines
 
 
+# warnings about an API's future, not about what the run computed: not said under a failure
+_OLD_API = (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
+
+
 @contextlib.contextmanager
 def warnings_to_stdout(seen: list | None = None):
     """Within the block, show warnings as ``Warning (Category): message`` lines on stdout; ``seen`` gets the first
@@ -114,8 +118,9 @@ def warnings_to_stdout(seen: list | None = None):
             for w in caught:
                 first = (str(w.message).splitlines() or [""])[0]  # a warning's message may be empty
                 print(f"Warning ({w.category.__name__}): {first}")
-                if seen is not None and len(seen) < 2 and f"{w.category.__name__}: {first[:300]}" not in seen:
-                    seen.append(f"{w.category.__name__}: {first[:300]}")
+                said = f"{w.category.__name__}: {first[:300]}"
+                if seen is not None and len(seen) < 2 and said not in seen and not issubclass(w.category, _OLD_API):
+                    seen.append(said)
 
 
 _CHECKED_SINCE_CALL = [False]

@@ -1,0 +1,44 @@
+"""Does a difference of no known factor say what the values show, and only what they show?"""
+
+import pytest
+import torch
+
+from autograder.compare.patterns import pattern
+
+E = torch.tensor([[1.0, -2.0, 3.0, 0.5], [0.3, 0.2, -1.0, 2.0], [4.0, 1.5, -0.5, 0.25]])
+
+
+def _later(e: torch.Tensor) -> torch.Tensor:
+    moved = e.clone()
+    moved[:, 1:] = e[:, :-1]
+    return moved
+
+
+def _column_later(e: torch.Tensor) -> torch.Tensor:
+    moved = e.clone()
+    moved[1:, 1] = e[:-1, 1]
+    return moved
+
+
+@pytest.mark.parametrize(
+    "received,phrase",
+    [
+        (E + 0.7, "received - expected is +0.7 at every element"),
+        (_later(E), "one position later along dimension 1"),
+        (E.flip(1), "reversed along dimension 1"),
+        (_column_later(E), "at index 1 of dimension 1 it holds the expected values one position later"),
+        (E * torch.tensor([[1.0], [2.0], [0.5]]), "times a factor of its own: 1, 2, 0.5"),
+        (E.reshape(-1)[torch.tensor([1, 0, 2, 3, 4, 5, 6, 7, 8, 9, 11, 10])].reshape(3, 4), "in another order"),
+    ],
+)
+def test_a_pattern_the_values_show_is_said(received, phrase):
+    """Is each pattern said, with its numbers where the test is visible and without them in its hidden form?"""
+    said, hidden = pattern(received, E, 1.3e-6, 1e-5)
+    assert phrase in said, said
+    assert hidden and not any(ch.isdigit() for ch in hidden), hidden
+
+
+def test_values_that_show_no_pattern_say_none():
+    """Is nothing said of values that differ with no pattern (the counterexample: a shift that is not one)?"""
+    noise = E + torch.tensor([[0.1, -0.3, 0.0, 0.2], [0.0, 0.5, 0.1, -0.1], [0.3, 0.0, 0.0, 0.7]])
+    assert pattern(noise, E, 1.3e-6, 1e-5) == ("", "")

@@ -13,7 +13,7 @@ from .diagnosis import Diagnosis, tolerances
 from .evidence import NON_FINITE, because, facts_of, said
 from .factors import _cause_for_factor, _factor_words, _rel_error, _scale_factor, _whole, _worst_element
 from .patterns import pattern
-from .shapes import _SHAPE_REASONS, _shape_message
+from .shapes import _shape_message, shape_read
 
 __all__ = ["diagnose"]
 
@@ -195,7 +195,8 @@ def diagnose(
                 given=(str(causes["shape"]),),
             )
         message, why = _shape_message(name, got, want)
-        return Diagnosis(False, "shape", message, cause=f"tensor.shape.{why}", reason=_SHAPE_REASONS[why])
+        message, reason = shape_read(message, why, received, expected)  # what its values show, where they tell
+        return Diagnosis(False, "shape", message, cause=f"tensor.shape.{why}", reason=reason)
     for kind, got, want in (("dtype", received.dtype, expected.dtype), ("device", received.device, expected.device)):
         if got != want:
             return Diagnosis(False, kind, f"{name} has {kind} {got}, expected {want}.", reason=f"has the wrong {kind}.")

@@ -14,6 +14,7 @@ from ..compare import evidence as compare_evidence
 from ..compare.causes import key as cause_key
 from ..compare.causes import keyed
 from ..compare.evidence import facts_of
+from ..compare.patterns import sequence_pattern
 from .checked import Checked
 
 __all__ = ["judge", "passed_fact"]
@@ -186,16 +187,14 @@ def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, st
     message = f"{name} is wrong"
     if options.get("show_values", True):
         message += f": expected {expected!r}, got {received!r}"
-    hint = options.get("hint", "")
+    hint, selected = options.get("hint", ""), False  # selected: by the received value, or which way it is off
     if isinstance(hint, Mapping) and not compare_evidence.is_cause(hint):  # {"too high": ..., "too low": ...}
         numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (received, expected))
         if numbers and ("too high" in hint or "too low" in hint):
-            hint = hint.get("too high" if received > expected else "too low", "")
+            hint, selected = hint.get("too high" if received > expected else "too low", ""), True
         else:  # {received value: hint}: what the learner's run did, reported as the received value
-            hint = next(
-                (text for key, text in hint.items() if type(key) is type(received) and key == received),
-                hint.get("otherwise", ""),
-            )
+            found = [text for key, text in hint.items() if type(key) is type(received) and key == received]
+            hint, selected = (found[0], True) if found else (hint.get("otherwise", ""), False)
     weighed, named = _weighed_hint(hint, options.get("run facts"))
     otherwise = options.get("hint", {}).get("otherwise", "") if isinstance(options.get("hint"), Mapping) else ""
     if (
@@ -205,7 +204,10 @@ def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, st
     hint = weighed
     if not named and not options.get("show_values", True):  # the symptom, said: what the learner's run gave
         message += f" (your code gave {str(received)[:200]})"
-    return False, keyed(message + (f". {hint}" if hint else "."), cause_key("value", hint if named else name))
+    seen = "" if selected else sequence_pattern(received, expected, bool(options.get("show_values", True)))
+    seen = f" Observed: {seen}." if seen else ""  # what a list shows (an order, a shift), where no value selected it
+    message = message + (f". {hint}" if hint else ".") + seen
+    return False, keyed(message, cause_key("value", hint if named else name))
 
 
 def _probes(received, options: dict) -> tuple:

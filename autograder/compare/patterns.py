@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["pattern"]
+__all__ = ["pattern", "sequence_pattern"]
 
 
 def _close(a: torch.Tensor, b: torch.Tensor, rtol: float, atol: float) -> bool:
@@ -123,3 +123,47 @@ def pattern(r: torch.Tensor, e: torch.Tensor, rtol: float, atol: float) -> tuple
         if found:
             return found
     return "", ""
+
+
+def _item(x) -> str:
+    return repr(x)[:60]
+
+
+def sequence_pattern(received, expected, show: bool = True) -> str:
+    """What a received list or tuple shows against the expected one (``show``: with items and positions; else
+    without, a hidden test's form): other items, fewer or more of them, the same items in another order (reversed,
+    moved one position), or the positions that differ. "" where either is no list or tuple of items."""
+    if not (isinstance(received, (list, tuple)) and isinstance(expected, (list, tuple))) or not expected:
+        return ""
+    got, want = list(received), list(expected)
+    if len(got) != len(want):
+        missing = [w for w in want if w not in got]
+        extra = [g for g in got if g not in want]
+        said = f"it has {len(got)} items where {len(want)} are expected" if show else "it has another number of items"
+        if show and (missing or extra):
+            said += (f"; missing: {', '.join(map(_item, missing[:4]))}" if missing else "") + (
+                f"; not expected: {', '.join(map(_item, extra[:4]))}" if extra else ""
+            )
+        return said
+    if sorted(map(repr, got)) == sorted(map(repr, want)):
+        if got == want[::-1]:
+            return "it holds the expected items in reverse order"
+        first = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w)
+        if not show:
+            return "it holds the expected items in another order"
+        return (
+            f"it holds the expected items in another order; the first out of place at position {first} "
+            f"({_item(got[first])} where {_item(want[first])} is expected)"
+        )
+    if len(got) > 2 and got[1:] == want[:-1]:
+        return "each item from the second on is the one expected one position earlier (moved one position later)"
+    if len(got) > 2 and got[:-1] == want[1:]:
+        return "each item but the last is the one expected one position later (moved one position earlier)"
+    wrong = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
+    if not show:
+        return "some of its items differ"
+    first = wrong[0]
+    return (
+        f"{len(wrong)} of its {len(want)} items differ, the first at position {first} ({_item(got[first])} where "
+        f"{_item(want[first])} is expected)"
+    )

@@ -42,3 +42,23 @@ def test_values_that_show_no_pattern_say_none():
     """Is nothing said of values that differ with no pattern (the counterexample: a shift that is not one)?"""
     noise = E + torch.tensor([[0.1, -0.3, 0.0, 0.2], [0.0, 0.5, 0.1, -0.1], [0.3, 0.0, 0.0, 0.7]])
     assert pattern(noise, E, 1.3e-6, 1e-5) == ("", "")
+
+
+@pytest.mark.parametrize(
+    "received,expected,phrase",
+    [
+        (["b", "a", "c"], ["a", "b", "c"], "in another order; the first out of place at position 0"),
+        (["c", "b", "a"], ["a", "b", "c"], "in reverse order"),
+        ([0.9, 1.0, 1.1, 1.2], [1.0, 1.1, 1.2, 1.3], "moved one position later"),
+        (["a", "b"], ["a", "b", "c"], "it has 2 items where 3 are expected; missing: 'c'"),
+        ([1, 2, 9, 4], [1, 2, 3, 4], "1 of its 4 items differ, the first at position 2 (9 where 3 is expected)"),
+    ],
+)
+def test_a_list_says_what_its_items_show(received, expected, phrase):
+    """Does a wrong list say whether it holds the expected items in another order, moved, fewer, or which differ,
+    and its hidden form no item or position?"""
+    from autograder.compare.patterns import sequence_pattern
+
+    assert phrase in sequence_pattern(received, expected), sequence_pattern(received, expected)
+    hidden = sequence_pattern(received, expected, show=False)
+    assert hidden and not any(ch.isdigit() for ch in hidden) and "'" not in hidden, hidden

@@ -30,9 +30,11 @@ from ..kinds.table import KINDS, MODIFIED_INPLACE, UNKNOWN, Kind, modified_inpla
 from ..lessons import COURSE_ROOT, lab_fragment, learner_root, lesson
 from .catalogue import catalogued_kind
 from .context import context
+from .graph_cut import pasted_cut
 from .guess import family_guess
 from .pasted import split_warnings
 from .refine import refine
+from .returned import returned_kind
 from .training import training_kind
 
 __all__ = ["Explanation", "explain", "told_kind", "KINDS", "MODIFIED_INPLACE", "modified_inplace_message"]
@@ -60,8 +62,13 @@ def _values(kind: str, d: dict, text: str) -> dict:
         weight = (op in ("AsStrided", "T", "Transpose", "Permute") or "output" not in d) and "seen" not in d
         d["hint"] = d.get("seen", "") + weight * (
             " A weight is saved as it is or as a transposed view (T, AsStrided): "
-            "if this is one, an optimizer.step() ran between the forward and "
-            "this backward."
+            + (
+                "if this is one, something updated it in place between the forward and this backward (an "
+                "optimizer's step() where the code has one, w -= lr * w.grad, clamp_, copy_): the paste does not "
+                "show which."
+                if "unseen_update" in d
+                else "if this is one, an optimizer.step() ran between the forward and this backward."
+            )
         )
         if shape is None:
             d.update(tensor="a tensor", saved_at="", now_at="", it="that tensor")
@@ -284,6 +291,9 @@ def explain(error, stack=None) -> Explanation:
             known = [w for w in map(explain, warnings_text) if w.kind != "unknown"]
             known = [w for i, w in enumerate(known) if w.kind not in {k.kind for k in known[:i]}]
             main = explain(rest) if rest.strip() else None
+            cut = pasted_cut(error) if main is not None and main.kind == "not_built" else None
+            if cut:  # a warning above quotes the line that copied the graph's values out
+                main = _explanation("graph_cut", KINDS["graph_cut"], cut, cut, main.message)
             if main is None or main.kind == "unknown":
                 main, known = (known[0], known[1:]) if known else (main or explain(""), [])
             return dataclasses.replace(main, message=error, warned=tuple(w for w in known if w.kind != main.kind))
@@ -308,6 +318,7 @@ def explain(error, stack=None) -> Explanation:
         if kind == "inference_tensor" and "saved" not in details and _on_grad(error, text):
             details["inference_grad"] = True
         kind, details = training_kind(kind, details, text, where, error)
+        kind, details = returned_kind(kind, details, text, where, error)
         kind, details = refine(kind, details, text, where, error)
         if kind == "unknown":
             guess = family_guess(where)

@@ -114,6 +114,15 @@ def grad_is_none_evidence(what: str, frame) -> dict:
         }
     param = _parameter_name(tensor, frame) if frame is not None else ""
     called = f" ({param} of a module)" if param and param != name else ""
+    later = _backward_only_below(frame)
+    if later:
+        return {
+            "why": f"{name}{called} is a leaf that requires grad (checked on {name} itself), and this code's only "
+            f"backward comes after the failing line (`{later}`): the line reads .grad before any backward() has "
+            "filled it (on the first pass of the loop, .grad is still None).",
+            "try_this": f"Read or reset {name}.grad only after backward(): move the line below {later} (zero it "
+            f"after the update, or set {name}.grad = None there), or guard it: `if {name}.grad is not None`.",
+        }
     return {
         "why": f"{name}{called} is a leaf that requires grad (checked on {name} itself), so either no backward() "
         "reached it yet (not run, or zero_grad(set_to_none=True) ran since), or the loss does not depend on "
@@ -149,3 +158,18 @@ def _reset_before(tensor, frame) -> str:
             if any(p is tensor for p in params):
                 found = call.group(0)
     return found
+
+
+def _backward_only_below(frame) -> str:
+    """The first ``backward(``/``autograd.grad(`` line of ``frame``'s function when none comes before its failing
+    line and one comes after it ("" otherwise, or when the code cannot be read)."""
+    if frame is None:
+        return ""
+    code = frame.f_code
+    lines = [x.split("#")[0].strip() for x in linecache.getlines(code.co_filename)]
+    first = code.co_firstlineno - 1
+    end = max((line for *_, line in code.co_lines() if line is not None), default=frame.f_lineno)
+    call = re.compile(r"\.backward\(|autograd\.grad\(")
+    if any(call.search(x) for x in lines[first : frame.f_lineno - 1]):
+        return ""
+    return next((x for x in lines[frame.f_lineno : end] if call.search(x)), "")

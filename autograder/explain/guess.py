@@ -61,10 +61,19 @@ _FAMILIES = (
         "check the hook's arguments and what it returns (None, or a value of the same shape)",
     ),
     (
+        r"torch[/\\]optim[/\\]lr_scheduler\.py",
+        ("notebooks/11_mixed_precision.ipynb", "A skipped step"),
+        "a learning-rate scheduler (how it was made on its optimizer, last_epoch, when step() is called), not the "
+        "optimizer's update",
+        "make the scheduler after the optimizer with last_epoch left at -1 on a fresh run, call scheduler.step() "
+        "after optimizer.step(), and to resume load the optimizer's and the scheduler's state dicts",
+    ),
+    (
         r"torch[/\\]optim[/\\]",
-        "notebooks/04_gradient_accumulation.ipynb",
+        ("notebooks/02_leaf_tensors.ipynb", "Optimizers take leaves only"),
         "an optimizer (what it was given, its step or zero_grad)",
-        "give it leaf tensors that require grad (model.parameters()), call backward() before step()",
+        "check what it was given: a list of leaf tensors (model.parameters(), made again for each optimizer: a "
+        "generator is used up after one pass), not a module, not empty",
     ),
     (
         r"_engine_run_backward|torch[/\\]autograd[/\\](?:__init__|graph)\.py",
@@ -87,6 +96,6 @@ def family_guess(where: Context) -> dict | None:
                     "module": module.group(0).replace("\\", "/") if module else "torch",
                     "what": what,
                     "look": look,
-                    "lesson": (notebook, "Pitfalls"),
+                    "lesson": notebook if isinstance(notebook, tuple) else (notebook, "Pitfalls"),
                 }
     return None

@@ -10,6 +10,7 @@ import re
 from .context import Context
 from .cut import _differentiated_names, cut_line
 from .frame import assignments, enclosing_with, learner_frame
+from .graph_cut import graph_cut
 
 __all__ = ["not_built_cause"]
 
@@ -30,6 +31,9 @@ def not_built_cause(d: dict, where: Context, failing: str, error=None):
     if made is not None:
         code = "\n".join(made)
         if not re.search(r"\bgrad\(", code):  # not a gradient: no graph was recorded for it
+            cut = graph_cut(made, tb.tb_frame)
+            if cut:
+                return "graph_cut", {**d, **cut, "seen": ""}
             return "not_built", {**d, "seen": _made_by(made, tb.tb_frame)}
     else:
         code = where.source

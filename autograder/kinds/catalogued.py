@@ -28,8 +28,11 @@ _DEFS = {
         "requires_grad",
         "A tensor of integer (or bool) dtype was asked to require grad. Gradients are defined only "
         "for floating point (and complex) tensors: an integer cannot change by a small amount.",
-        "Try creating it as a float: torch.tensor([1., 2.], requires_grad=True), or "
-        "t.float().requires_grad_(); indices and labels need no gradient.",
+        "Check where it came from. If it holds values you mean to learn, create it as a float: torch.tensor([1., 2.], "
+        "requires_grad=True). If it was computed from the model's output by argmax, max(dim)'s indices, a "
+        "comparison or a cast to int (predicted labels, a count of errors), no dtype makes it differentiable: "
+        "build the loss from the float output (F.cross_entropy(logits, labels)); indices and labels need no "
+        "gradient.",
         ("RuntimeError",),
     ),
     "optimizer_nonleaf": (

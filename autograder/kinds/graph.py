@@ -22,11 +22,14 @@ KINDS: dict[str, Kind] = {
         "inference_mode(), every parameter is frozen, or the value went through .item(), "
         ".detach() or argmax/comparison; or it is a gradient that autograd.grad computed without "
         "create_graph=True, differentiated a second time.{seen}",
-        "Ask for gradients before the operations run (torch.tensor(..., requires_grad=True) or "
-        "w.requires_grad_()), compute the loss outside torch.no_grad(), and keep it a tensor. "
-        "Check with print(loss.grad_fn): it must not be None. For a second derivative (a "
-        "gradient penalty, a Hessian-vector product) pass create_graph=True to the first "
-        "torch.autograd.grad.",
+        "Find where the value left the graph and keep it in: compute the loss outside torch.no_grad(), "
+        "keep it a tensor (no .item(), float(), .detach() or NumPy inside it), join several losses with "
+        "torch.stack(list) or sum(list), not torch.tensor(list), and build it from the model's float "
+        "output, not from argmax or a comparison. Setting requires_grad on the loss or on a tensor made "
+        "from it is no fix: it makes a new leaf, and the parameters still get no gradient; only a trainable "
+        "input you create yourself is made with requires_grad=True. Check with print(loss.grad_fn) after "
+        "each step: it must not be None. For a second derivative (a gradient penalty, a Hessian-vector "
+        "product) pass create_graph=True to the first torch.autograd.grad.",
     ),
     "consumed": Kind(
         "consumed",

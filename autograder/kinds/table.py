@@ -101,6 +101,7 @@ from . import (
     notebook,
     precision,
     python_layer,
+    returned,
     told_apart,
     training,
 )
@@ -133,6 +134,7 @@ KINDS: dict[str, Kind] = {
     **compiled.MORE,
     **distributed.MORE,
     **training.KINDS,
+    **returned.KINDS,
     **python_layer.KINDS,
     **catalogued.KINDS,
     **told_apart.KINDS,

@@ -58,3 +58,34 @@ def test_the_fixes_run_and_keep_the_mask_fixed():
     torch.testing.assert_close(buffered.fc.weight.grad, expected)
     torch.testing.assert_close(norms[0], expected.norm())
     assert len(norms) == 2 and "mask" not in dict(buffered.named_parameters())
+
+
+def _manual_loop(zero_first: bool):
+    x, w = torch.tensor([[1.0, 2.0]]), torch.tensor([0.5, -0.5], requires_grad=True)
+    grads = []
+    for _ in range(2):
+        if zero_first:
+            w.grad.zero_()
+        loss = (x @ w).pow(2).sum()
+        loss.backward()
+        grads.append(w.grad.clone())
+        with torch.no_grad():
+            w -= 0.1 * w.grad
+        if not zero_first:
+            w.grad.zero_()
+    return grads, w.detach()
+
+
+def test_a_grad_read_before_the_only_backward_is_named_and_the_fix_runs():
+    """Is a .grad zeroed at the top of the loop, above the function's only backward(), explained as read before any
+    backward (not the two-way list), and does zeroing it after the update give each step's own gradient?"""
+    with pytest.raises(AttributeError) as info:
+        _manual_loop(zero_first=True)
+    e = explain(info.value)
+    assert e.kind == "grad_is_none" and "only backward comes after the failing line (`loss.backward()`)" in e.cause
+    assert "does not depend" not in e.cause and "requires_grad_()" not in e.fix
+    grads, _ = _manual_loop(zero_first=False)
+    x, w = torch.tensor([1.0, 2.0]), torch.tensor([0.5, -0.5])
+    for got in grads:  # d/dw (x.w)^2 = 2 (x.w) x, each step from the weight the previous step left
+        torch.testing.assert_close(got, 2 * (x @ w) * x)
+        w = w - 0.1 * got

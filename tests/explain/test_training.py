@@ -385,8 +385,15 @@ def test_a_notebook_cell_is_explained_with_the_extension():
             cells.append(inspect.getsource(_prefixed))
         cells.append(textwrap.dedent(inspect.getsource(broken)))
         calls.append((kind, f"{broken.__name__}()"))
+    parts, stderr = run_in_notebook(cells, calls)
+    for kind in CASES:
+        assert f"({kind})" in parts.get(kind, ""), (kind, parts.get(kind, stderr[-2000:])[-600:])
+
+
+def run_in_notebook(cells: list[str], calls: list[tuple[str, str]]) -> tuple[dict, str]:
+    """Run ``cells`` in an IPython shell with %load_ext autograder, then each ``(kind, call)``: ({kind: what the
+    shell printed for its call}, the shell's stderr)."""
     script = textwrap.dedent(f"""
-        import sys
         from IPython.core.interactiveshell import InteractiveShell
         ip = InteractiveShell.instance()
         ip.run_line_magic("colors", "nocolor")
@@ -400,6 +407,4 @@ def test_a_notebook_cell_is_explained_with_the_extension():
     run = subprocess.run(
         [sys.executable, "-c", script], text=True, capture_output=True, cwd=COURSE_ROOT, timeout=240, check=False
     )
-    parts = {p.split("\n", 1)[0]: p for p in run.stdout.split("=== ")[1:]}
-    for kind in CASES:
-        assert f"({kind})" in parts.get(kind, ""), (kind, parts.get(kind, run.stderr[-2000:])[-600:])
+    return {p.split("\n", 1)[0]: p for p in run.stdout.split("=== ")[1:]}, run.stderr

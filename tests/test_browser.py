@@ -11,7 +11,8 @@ text version. A second test does an exercise as a learner would: a correct answe
 mistake, and reads what the check cell says each time.
 
 Screenshots of each notebook go to ``test-artifacts/browser/`` (a long notebook is cut into several
-pages: ``NAME.png``, ``NAME-2.png``, ...), with the server's log. Select or leave out these tests
+pages: ``NAME.png``, ``NAME-2.png``, ...), with the server's log; under CI only a failure's
+(``WHOLE_SCREENSHOTS``). Select or leave out these tests
 with ``-m browser`` / ``-m "not browser"``. They skip, saying why, when Playwright or Chromium is
 missing (``apt-get install chromium``; ``COURSE_CHROMIUM`` may point to another Chromium binary),
 and fail instead when ``COURSE_REQUIRE_BROWSER`` is set, as in CI.
@@ -297,8 +298,17 @@ def open_notebook(lab, lab_page):
         lab.api(f"/api/sessions/{session['id']}", method="DELETE")
 
 
-def screenshot(page, name: str) -> list[Path]:
-    """The whole notebook in ``ARTIFACTS/name.png`` (and ``name-2.png``, ... for a long one)."""
+# A whole-notebook screenshot makes Chromium lay out every cell at up to 15000 pixels: seconds of CPU
+# each, for a person to look at. Under CI (CI set), where nobody does, only a failure's is taken;
+# COURSE_SCREENSHOTS=1 (or 0) decides either way.
+WHOLE_SCREENSHOTS = os.environ.get("COURSE_SCREENSHOTS", "0" if os.environ.get("CI") else "1") == "1"
+
+
+def screenshot(page, name: str, failure: bool = False) -> list[Path]:
+    """The whole notebook in ``ARTIFACTS/name.png`` (and ``name-2.png``, ... for a long one); none
+    (``[]``) unless ``WHOLE_SCREENSHOTS`` or ``failure``."""
+    if not (WHOLE_SCREENSHOTS or failure):
+        return []
     for old in ARTIFACTS.glob(f"{name}*.png"):
         if re.fullmatch(rf"{re.escape(name)}(-\d+)?\.png", old.name):
             old.unlink()
@@ -464,7 +474,7 @@ def test_lesson_runs_and_shows_everything(open_notebook, name):
     if not page.evaluate(ALL_DONE):
         problems.append("the kernel is not idle at the end")
     if problems:
-        screenshot(page, f"{stem}-failed")
+        screenshot(page, f"{stem}-failed", failure=True)
     assert not problems, f"{name}:\n" + "\n".join(problems)
 
 

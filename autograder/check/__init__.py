@@ -34,7 +34,7 @@ from typing import Any
 
 import torch
 
-from ..compare.evidence import cause, shown
+from ..compare.evidence import asked, cause, observed, shown
 from ..explain import explain
 from .checked import CHECKED_WHEN_GRADED, WITHHELD, Checked
 from .judging import judge, passed_fact
@@ -46,12 +46,15 @@ from .raised import UNREADABLE, described
 from .standing import progress
 from .summary import cell_passed, judged, summary, watch
 from .summary import clear_cell as _cell_facts_clear
+from .summary import warned as _WARNED
 
 __all__ = [
     "CheckFailed",
     "Checked",
     "cause",
     "shown",
+    "observed",
+    "asked",
     "answered",
     "WITHHELD",
     "at_most",
@@ -99,9 +102,14 @@ class CheckFailed(AssertionError):
         return lines
 
 
+# warnings about an API's future, not about what the run computed: not said under a failure
+_OLD_API = (DeprecationWarning, PendingDeprecationWarning, FutureWarning)
+
+
 @contextlib.contextmanager
-def warnings_to_stdout():
-    """Within the block, show warnings as ``Warning (Category): message`` lines on stdout."""
+def warnings_to_stdout(seen: list | None = None):
+    """Within the block, show warnings as ``Warning (Category): message`` lines on stdout; ``seen`` gets the first
+    two, as ``Category: first line``."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -110,6 +118,12 @@ def warnings_to_stdout():
             for w in caught:
                 first = (str(w.message).splitlines() or [""])[0]  # a warning's message may be empty
                 print(f"Warning ({w.category.__name__}): {first}")
+                said = f"{w.category.__name__}: {first[:300]}"
+                if seen is not None and len(seen) < 2 and said not in seen and not issubclass(w.category, _OLD_API):
+                    seen.append(said)
+
+
+_CHECKED_SINCE_CALL = [False]
 
 
 def call(fn: Callable, *args, **kwargs) -> Any:
@@ -120,8 +134,11 @@ def call(fn: Callable, *args, **kwargs) -> Any:
             raised anything else (the message names the exception, not the test's code).
     """
     __tracebackhide__ = True  # IPython shows the learner's frames, not the checker's
+    if _CHECKED_SINCE_CALL[0]:  # warnings of the calls since the last check go with the checks after them
+        _WARNED.clear()
+        _CHECKED_SINCE_CALL[0] = False
     try:
-        with warnings_to_stdout():
+        with warnings_to_stdout(_WARNED):
             return fn(*args, **kwargs)
     except CheckFailed:
         raise
@@ -204,6 +221,9 @@ def _unanswered(error: BaseException) -> str | None:
 def _check(record: Checked) -> None:
     """Report the record, then print OK or raise CheckFailed (or, class grading, defer: NOTE 1)."""
     __tracebackhide__ = True
+    _CHECKED_SINCE_CALL[0] = True
+    if _WARNED and record.kind in ("tensor", "grads", "value", "nbytes", "at_most"):
+        record.options = {**record.options, "warned": list(_WARNED)}
     if _hook is not None:
         _hook(record)
     if record.withheld:

@@ -14,6 +14,7 @@ from ..compare import evidence as compare_evidence
 from ..compare.causes import key as cause_key
 from ..compare.causes import keyed
 from ..compare.evidence import facts_of
+from ..compare.patterns import sequence_pattern
 from .checked import Checked
 
 __all__ = ["judge", "passed_fact"]
@@ -166,6 +167,9 @@ def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, st
         message + (f"\n  (the same for {', '.join(names[1:])})" if names[1:] else "")
         for _, message, names, _ in problems.values()
     ]
+    right = [str(key) for key, r in results.items() if r.ok]  # which gradients are right locates the mistake
+    if right:
+        lines.append(f"  (right: {', '.join(right[:_SHOWN_AT_MOST])}{', ...' if len(right) > _SHOWN_AT_MOST else ''})")
     others = [str(key)[:40] for key in received if key not in expected]  # the learner's keys, cut short
     if "missing" in problems and others:
         listed = ", ".join(others[:_SHOWN_AT_MOST]) + (", ..." if len(others) > _SHOWN_AT_MOST else "")
@@ -183,16 +187,14 @@ def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, st
     message = f"{name} is wrong"
     if options.get("show_values", True):
         message += f": expected {expected!r}, got {received!r}"
-    hint = options.get("hint", "")
+    hint, selected = options.get("hint", ""), False  # selected: by the received value, or which way it is off
     if isinstance(hint, Mapping) and not compare_evidence.is_cause(hint):  # {"too high": ..., "too low": ...}
         numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (received, expected))
         if numbers and ("too high" in hint or "too low" in hint):
-            hint = hint.get("too high" if received > expected else "too low", "")
+            hint, selected = hint.get("too high" if received > expected else "too low", ""), True
         else:  # {received value: hint}: what the learner's run did, reported as the received value
-            hint = next(
-                (text for key, text in hint.items() if type(key) is type(received) and key == received),
-                hint.get("otherwise", ""),
-            )
+            found = [text for key, text in hint.items() if type(key) is type(received) and key == received]
+            hint, selected = (found[0], True) if found else (hint.get("otherwise", ""), False)
     weighed, named = _weighed_hint(hint, options.get("run facts"))
     otherwise = options.get("hint", {}).get("otherwise", "") if isinstance(options.get("hint"), Mapping) else ""
     if (
@@ -202,7 +204,10 @@ def _judge_value(received, expected, name: str, options: dict) -> tuple[bool, st
     hint = weighed
     if not named and not options.get("show_values", True):  # the symptom, said: what the learner's run gave
         message += f" (your code gave {str(received)[:200]})"
-    return False, keyed(message + (f". {hint}" if hint else "."), cause_key("value", hint if named else name))
+    seen = "" if selected else sequence_pattern(received, expected, bool(options.get("show_values", True)))
+    seen = f" Observed: {seen}." if seen else ""  # what a list shows (an order, a shift), where no value selected it
+    message = message + (f". {hint}" if hint else ".") + seen
+    return False, keyed(message, cause_key("value", hint if named else name))
 
 
 def _probes(received, options: dict) -> tuple:
@@ -322,6 +327,18 @@ def passed_fact(record: Checked) -> dict:
     return {record.name: (received,)} if isinstance(received, (str, int, float, bool, tuple)) else {}
 
 
+def _with_warned(message, warned) -> str:
+    """A failure's ``message`` with what was warned while the learner's code ran (``check.call``'s ``warned``: an
+    observation of the run, never a cause), its numbers left out (they may be a hidden test's sizes)."""
+    if not isinstance(warned, list) or not warned or not all(isinstance(w, str) for w in warned):
+        return message
+    said = "; ".join(re.sub(r"\d+", "…", w[:300]).replace("[", "").replace("]", "") for w in warned[:2])
+    return _with_reasons(
+        keyed(f"{message}\n  While your code ran, Python warned: {said}", getattr(message, "cause", "")),
+        getattr(message, "reasons", ()),
+    )
+
+
 def judge(record: Checked, passed: dict | None = None) -> tuple[bool, str]:
     """Judge a record: ``(ok, message)``, the message starting with ``OK`` when ok. The one
     comparison both a check in the learner's notebook and the class grader use; ``passed``: the facts the checks
@@ -334,6 +351,7 @@ def judge(record: Checked, passed: dict | None = None) -> tuple[bool, str]:
             facts, received = received if isinstance(received, tuple) and len(received) == 2 else ({}, received)
         if options.get("facts") or passed:
             options = {**options, "run facts": {**facts_of(passed or {}), **facts_of(facts)}}
-        return _JUDGES[record.kind](received, record.expected, record.name, options)
+        ok, message = _JUDGES[record.kind](received, record.expected, record.name, options)
+        return ok, message if ok else _with_warned(message, options.get("warned"))
     except Exception as error:  # noqa: BLE001 -- a received value built to break comparisons is just wrong
         return False, keyed(f"{record.name} could not be compared ({type(error).__name__})", "not_comparable")

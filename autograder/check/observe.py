@@ -22,6 +22,9 @@ from ..compare.evidence import (
     CHECKPOINTS,
     GRAD_BETWEEN,
     GRAD_MODE,
+    NONFINITE_AT,
+    NONFINITE_NODE,
+    NONFINITE_UNDER_WHERE,
     RESEEDS,
     RNG,
     TRAINING,
@@ -34,6 +37,8 @@ __all__ = [
     "grad_between_backwards",
     "grad_change",
     "side_effects",
+    "gradient_origin",
+    "rows_in_words",
 ]
 
 
@@ -271,3 +276,65 @@ def side_effects(
             left.append(f"grad mode left {'on' if torch.is_grad_enabled() else 'off'}")
         if state is not None and not torch.equal(torch.get_rng_state(), state):
             left.append("the global RNG advanced")
+
+
+def _graph(root) -> list:
+    """The Nodes reachable from ``root`` (a ``grad_fn``) through ``next_functions``, each once."""
+    seen, stack = {}, [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen[node] = None
+        stack += [n for n, _ in node.next_functions]
+    return list(seen)
+
+
+def _below_where(nodes: list) -> set:
+    """The Nodes that lie in a branch under a ``WhereBackward0`` (reachable from one)."""
+    below: set = set()
+    for where in (n for n in nodes if type(n).__name__ == "WhereBackward0"):
+        below |= set(_graph(where)) - {where}
+    return below
+
+
+def rows_in_words(x: torch.Tensor, bad: torch.Tensor, name: str) -> str:
+    """Which rows (first dimension) of ``x`` the mask ``bad`` (of ``x``'s first dimension, or its shape) marks, in
+    words without indices or values: "rows of v that are all zeros and rows that are not zero"."""
+    rows = bad.reshape(bad.shape[0], -1).any(dim=1) if bad.dim() else bad.reshape(1)
+    flat = x.detach().reshape(x.shape[0], -1) if x.dim() else x.detach().reshape(1, 1)
+    zero = ~flat.any(dim=1)
+    kinds = [("all zeros", bool((rows & zero).any())), ("not zero", bool((rows & ~zero).any()))]
+    return f"rows of {name} that are " + " and rows that are ".join(k for k, present in kinds if present)
+
+
+def gradient_origin(output: torch.Tensor, inputs: torch.Tensor, facts: dict, name: str = "the input"):
+    """``torch.autograd.grad(output, inputs)[0]``, the same gradient, while observing where a NaN or inf in it was
+    made: the first Node whose backward turned finite incoming gradients into a NaN or inf (``NONFINITE_NODE``),
+    whether that Node lies in a branch under a ``torch.where`` (``NONFINITE_UNDER_WHERE``), and which rows of
+    ``inputs`` (called ``name``) get a NaN or inf gradient, in words (``NONFINITE_AT``). ``output``: a scalar."""
+    nodes = _graph(output.grad_fn)
+    below, made = _below_where(nodes), []
+
+    def hook(node):
+        def seen(grad_inputs, grad_outputs):
+            def finite(grads):
+                return all(g is None or bool(torch.isfinite(g).all()) for g in grads)
+
+            if not made and finite(grad_outputs) and not finite(grad_inputs):
+                made.append(node)
+
+        return seen
+
+    handles = [node.register_hook(hook(node)) for node in nodes]
+    try:
+        (gradient,) = torch.autograd.grad(output, inputs)
+    finally:
+        for handle in handles:
+            handle.remove()
+    bad = ~torch.isfinite(gradient)
+    facts[NONFINITE_NODE] = [type(made[0]).__name__ if made else "no Node: the gradient is finite"]
+    facts[NONFINITE_UNDER_WHERE] = [bool(made) and made[0] in below]
+    if bool(bad.any()):
+        facts[NONFINITE_AT] = [rows_in_words(inputs, bad, name)]
+    return gradient

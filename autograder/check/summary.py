@@ -77,10 +77,16 @@ def cell_passed() -> dict:
     return dict(_cell_facts)
 
 
+# what was warned during the running cell's check.calls since its last check (``check.call`` fills it; the records
+# checked after them carry it, so a failure can say what the run showed: a broadcast mse_loss warns about the sizes)
+warned: list[str] = []
+
+
 def clear_cell() -> None:
-    """No check of the running cell has passed yet."""
+    """No check of the running cell has passed yet, and nothing was warned."""
     _judged.update(passed=0, withheld=0)
     _cell_facts.clear()
+    warned.clear()
 
 
 def _start(*_) -> None:

@@ -81,6 +81,8 @@ def _whole_words(reading: _Reading, element_size: int | None, hidden: bool) -> s
         "elements": "elements counted rather than bytes",
         "narrow": "each element counted at fewer bytes than its dtype has"
         + ("" if hidden else f" ({k} B, where it has {element_size})"),
+        "other": ("another tensor of that size" if hidden else f"another tensor of {k} B")
+        + " counted, one the figure leaves out (no Node saves it, or it is not alive at that moment)",
     }[reading.whole]
 
 
@@ -277,7 +279,9 @@ def diagnose_bytes(
         received: the learner's figure.
         expected: the reference figure, in bytes.
         parts: bytes of each storage the reference counts, by name (``{"x": 128, "the ReLU output": 96}``).
-        unsaved: bytes of tensors the computation makes but no Node saves, by name.
+        unsaved: bytes of tensors the computation makes but no Node saves, by name; ``{}`` where it makes none.
+            Where none of ``unsaved``, ``views`` and ``saved_by`` is given, an excess whose one reading is a part
+            counted twice is ambiguous: a tensor of that size outside the figure fits as well.
         step: bytes of one step's graph, when the figure is about a loop.
         extra: bytes that a known wrong run adds (or, negative, leaves out), named by what does it (measured).
         element_size: bytes per element of the dtype the figure counts, when it has one dtype: every part's
@@ -321,6 +325,9 @@ def diagnose_bytes(
             )
             tried.append((probe["received"] - probe["expected"], there))
     readings = _readings(received, expected, diff, facts, step, element_size, tried)
+    listed = any(table is not None for table in (unsaved, views, saved_by))  # the check told what lies outside
+    if not listed and _unlisted_could_fit(readings, diff):
+        readings = [*readings, _Reading(whole="other", k=diff, complexity=readings[0].complexity)]
     given = tuple(dict.fromkeys(t.name for r in readings[:_LISTED] for t in r.terms))
     if len(readings) == 1:
         message, reason, kind, cause = _named(readings[0], name, size, side, diff, facts, element_size, saved)
@@ -340,6 +347,14 @@ def diagnose_bytes(
         rel,
         reason=f"is {side}, by no known part or whole multiple.",
     )
+
+
+def _unlisted_could_fit(readings: list[_Reading], diff: int) -> bool:
+    """Whether the one reading of an excess is a part counted twice, in a figure whose check did not say what lies
+    outside it (none of ``unsaved``, ``views``, ``saved_by`` given, not even empty): a tensor of the same size that
+    no Node saves, or that is not alive then, fits as well, so the part is not named (a size alone names no part)."""
+    lone = len(readings) == 1 and readings[0].terms and all(t.kind == "twice" for t in readings[0].terms)
+    return bool(lone and diff > 0)
 
 
 def _facts(parts, unsaved, views, extra, element_sizes, element_size, saved_by=None) -> Facts:

@@ -38,6 +38,8 @@ __all__ = [
     "Held",
     "cause",
     "shown",
+    "observed",
+    "asked",
     "is_cause",
     "verdict_of",
     "holding",
@@ -95,6 +97,13 @@ CHECKPOINT_COVER = "what the checkpoints covered"
 RESEEDS = "torch.manual_seed calls"  # how many times the run reseeded the RNG (one entry: the count)
 BACKWARDS = "backward() calls"  # how many times backward() ran (one entry: the count)
 NON_FINITE = "non-finite values received"  # True / False: NaN or inf in what the check received (the judge adds it)
+# where a gradient's first NaN or inf was made (``check.observe.gradient_origin``): the Node whose backward turned
+# finite incoming gradients into a NaN or inf ("XlogyBackward0"; "no Node: the gradient is finite"), whether that
+# Node lies in a branch under a torch.where (True / False; False also where nothing was made), and which input
+# elements' gradients are not finite, in words ("rows of v that are all zeros")
+NONFINITE_NODE = "the Node whose backward first made a NaN or inf"
+NONFINITE_UNDER_WHERE = "a NaN or inf made in a branch under a torch.where"
+NONFINITE_AT = "the inputs whose gradient is NaN or inf"
 
 
 def _seen(fact: str, *values) -> Callable[[Mapping], bool | None]:
@@ -145,6 +154,33 @@ def shown(text: str, fact: str, *values) -> dict:
     if not values:
         raise ValueError("shown(text, fact, *values) needs at least one value the fact must show")
     return {"cause": str(text), "fact": str(fact), "seen": list(values)}
+
+
+def observed(text: str, fact: str) -> dict:
+    """What the run showed for ``fact``, said as an observation, never a cause: ``text`` holds ``{}``, where the
+    values seen go ("the first NaN was made by the backward of {}"); said only where the fact was observed."""
+    return {"observed": str(text), "fact": str(fact)}
+
+
+def asked(text: str) -> dict:
+    """The question that decides between the possible causes: said only where no cause held."""
+    return {"asked": str(text)}
+
+
+def _said_observed(entries, facts: Mapping) -> list[str]:
+    """The texts of the :func:`observed` entries whose fact the run showed (values joined by ", ")."""
+    said = []
+    for entry in entries:
+        if isinstance(entry, Mapping) and isinstance(entry.get("observed"), str):
+            seen = facts.get(entry.get("fact"))
+            if isinstance(seen, (tuple, list)) and seen:
+                said.append(entry["observed"].format(", ".join(map(str, seen))))
+    return said
+
+
+def _is_note(entry) -> bool:
+    """Whether ``entry`` is an :func:`observed` or :func:`asked` (neither a cause nor a plain text)."""
+    return isinstance(entry, Mapping) and ("observed" in entry or "asked" in entry)
 
 
 def cause(text: str, evidence: str) -> dict:
@@ -231,7 +267,7 @@ def weigh(candidates, facts: Mapping) -> tuple[list[Held], list[str]]:
 def texts_of(entry) -> list[str]:
     """The texts a question's cause entry holds (a text, a :func:`cause`, or a list of them)."""
     entries = entry if isinstance(entry, list) else [entry]
-    return [e["cause"] if is_cause(e) else str(e) for e in entries]
+    return [e["cause"] if is_cause(e) else str(e) for e in entries if not _is_note(e)]
 
 
 def said(entry, facts: Mapping | None) -> tuple[str, bool]:
@@ -242,11 +278,15 @@ def said(entry, facts: Mapping | None) -> tuple[str, bool]:
     claim about the run (``tests/compare/test_templates`` reads every one). A claim with a test is stated when it
     holds; when none holds, those the run was not observed on are listed as things to check ("Possible cause, to
     check: ..."); one the run contradicts is left out. ``named``: whether something was stated as a cause or
-    symptom (not only listed); ``("", False)`` when nothing is left to say."""
+    symptom (not only listed); ``("", False)`` when nothing is left to say. :func:`observed` entries are said first,
+    where the run showed their fact; :func:`asked` questions only where no cause held."""
     entries = entry if isinstance(entry, list) else [entry]
+    notes, entries = [e for e in entries if _is_note(e)], [e for e in entries if not _is_note(e)]
+    seen = _said_observed(notes, facts or {})
     held, possible = weigh([e for e in entries if is_cause(e)], facts or {})
     held = [matched(str(e), "the difference that selected it") for e in entries if not is_cause(e) and e] + held
     if held or not possible:
-        return " ".join(h.text for h in held), bool(held)
+        questions = [] if held else [n["asked"] for n in notes if "asked" in n]
+        return " ".join([*seen, *(h.text for h in held), *questions]), bool(held or seen)
     many = len(possible) > 1
-    return f"Possible cause{'s' if many else ''}, to check: " + " Or: ".join(possible), False
+    return " ".join([*seen, f"Possible cause{'s' if many else ''}, to check: " + " Or: ".join(possible)]), bool(seen)

@@ -69,3 +69,56 @@ _SHAPE_REASONS = {
     "summed_away": "has the wrong shape: it lacks a dimension. That looks like a sum (or mean) over a dimension that "
     "should stay: a tensor that was not broadcast along it gets one gradient entry per element there.",
 }
+
+
+def _extra_dims(got: tuple, want: tuple) -> list[int]:
+    """The dimensions of ``got`` that broadcasting ``want`` to it adds or widens."""
+    padded = (1,) * (len(got) - len(want)) + tuple(want)
+    return [i for i, (a, b) in enumerate(zip(got, padded)) if a != b or i < len(got) - len(want)]
+
+
+def _reduced_is_expected(received, expected) -> str:
+    """Which reduction of a ``received`` with extra dimensions gives ``expected`` (the values' evidence):
+    ``"sum"``, ``"mean"``, ``"diagonal"`` or ``""``."""
+    import torch
+
+    from .diagnosis import tolerances
+
+    rtol, atol = tolerances(expected.dtype)
+    dims = _extra_dims(tuple(received.shape), tuple(expected.shape))
+
+    def close(x) -> bool:
+        return bool(torch.allclose(x.reshape(expected.shape).to(expected.dtype), expected, rtol=rtol, atol=atol))
+
+    r = received.detach()
+    if r.dim() == 2 and r.shape[0] == r.shape[1] and tuple(expected.shape) == (r.shape[0],) and close(r.diagonal()):
+        return "diagonal"
+    if dims and close(r.sum(dim=dims)):
+        return "sum"
+    if dims and close(r.mean(dim=dims)):
+        return "mean"
+    return ""
+
+
+# what the values of a tensor with an extra dimension show, by the reduction that gives the expected value
+_READ = {
+    "sum": "Summed over it, it is the expected value: a gradient not summed over the dimension it was broadcast "
+    "along (a tensor broadcast along a dimension gets the sum over it as its gradient: .sum(dim)), or a value not "
+    "reduced over it.",
+    "mean": "Averaged over it, it is the expected value: a value not reduced over it (.mean(dim)).",
+    "diagonal": "Its diagonal is the expected value: a whole matrix (a Jacobian, a Hessian) where only its diagonal "
+    "is asked for.",
+    "": "Neither its sum nor its mean over it is the expected value: what makes that dimension, and should it be "
+    "there at all?",
+}
+
+
+def shape_read(message: str, why: str, received, expected) -> tuple[str, str]:
+    """A shape difference's ``message`` and hidden reason, where ``received`` has an extra dimension
+    (``why == "not_summed"``), said from what its values show rather than from the shapes alone: which reduction
+    of it, if any, is the expected value."""
+    if why != "not_summed" or not (received.is_floating_point() and expected.is_floating_point()):
+        return message, _SHAPE_REASONS[why]
+    read = _READ[_reduced_is_expected(received, expected)]
+    head = message.split(" That looks like", 1)[0]
+    return f"{head} {read}", f"has the wrong shape: an extra dimension. {read}"

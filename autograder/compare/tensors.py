@@ -12,7 +12,8 @@ from .causes import key as cause_key
 from .diagnosis import Diagnosis, tolerances
 from .evidence import NON_FINITE, because, facts_of, said
 from .factors import _cause_for_factor, _factor_words, _rel_error, _scale_factor, _whole, _worst_element
-from .shapes import _SHAPE_REASONS, _shape_message
+from .patterns import pattern
+from .shapes import _shape_message, shape_read
 
 __all__ = ["diagnose"]
 
@@ -194,7 +195,8 @@ def diagnose(
                 given=(str(causes["shape"]),),
             )
         message, why = _shape_message(name, got, want)
-        return Diagnosis(False, "shape", message, cause=f"tensor.shape.{why}", reason=_SHAPE_REASONS[why])
+        message, reason = shape_read(message, why, received, expected)  # what its values show, where they tell
+        return Diagnosis(False, "shape", message, cause=f"tensor.shape.{why}", reason=reason)
     for kind, got, want in (("dtype", received.dtype, expected.dtype), ("device", received.device, expected.device)):
         if got != want:
             return Diagnosis(False, kind, f"{name} has {kind} {got}, expected {want}.", reason=f"has the wrong {kind}.")
@@ -306,6 +308,9 @@ def diagnose(
     told = _weighed(causes["mismatch"], facts) if "mismatch" in causes else None
     cause = (f" {told[0]}" if told[1] else f" {told[0][0].upper()}{told[0][1:]}") if told else ""
     seen, unseen = _observed(r, e, rtol, atol)
+    shows, shows_unseen = pattern(r, e, rtol, atol) if not told else ("", "")
+    if shows:  # what the values show, observed (never a cause), where the question names none
+        seen, unseen = f"{seen} Observed: {shows}.", f"{unseen} Observed: {shows_unseen}."
     return Diagnosis(
         False,
         "mismatch",

@@ -169,3 +169,44 @@ def test_checkpoint_calls_says_what_the_checkpoints_covered():
             run(model, torch.randn(2, 3)).sum().backward()
         assert facts[CHECKPOINT_COVER] == [said.strip()], said
         assert not any(m._forward_pre_hooks for m in model.modules())
+
+
+def _thin_plate_runs():
+    """Three ways to write r^2 log r of each row's norm: xlogy (its own backward is 0/0 at r = 0), a where that masks
+    log's value but not its gradient, and the double where (finite everywhere)."""
+
+    def xlogy(v):
+        r = v.norm(dim=1)
+        return torch.xlogy(r**2, r)
+
+    def masked(v):
+        r = v.norm(dim=1)
+        return torch.where(r > 0, r**2 * torch.log(r), torch.zeros_like(r))
+
+    def double_where(v):
+        r = v.norm(dim=1)
+        safe = torch.where(r > 0, r, torch.ones_like(r))
+        return torch.where(r > 0, safe**2 * torch.log(safe), torch.zeros_like(r))
+
+    return xlogy, masked, double_where
+
+
+def test_gradient_origin_names_the_node_that_made_the_nan_and_whether_a_where_masked_it():
+    """Does gradient_origin return the same gradient, name the first Node whose backward turned finite gradients into
+    NaN (xlogy's own, under no where; a product under a where), say at which rows (those all zeros), and report
+    nothing made where the gradient is finite?"""
+    v = torch.tensor([[1.0, 2.0], [0.0, 0.0], [3.0, 0.5]])
+    xlogy, masked, double_where = _thin_plate_runs()
+    seen = {}
+    for f in (xlogy, masked, double_where):
+        facts, x = {}, v.clone().requires_grad_()
+        got = observe.gradient_origin(f(x).sum(), x, facts, "v")
+        (plain,) = torch.autograd.grad(f(y := v.clone().requires_grad_()).sum(), y)
+        assert torch.equal(got.isnan(), plain.isnan()) and torch.allclose(got.nan_to_num(), plain.nan_to_num())
+        seen[f.__name__] = facts
+    assert seen["xlogy"][observe.NONFINITE_NODE] == ["XlogyBackward0"]
+    assert seen["xlogy"][observe.NONFINITE_UNDER_WHERE] == [False]
+    assert seen["xlogy"][observe.NONFINITE_AT] == ["rows of v that are all zeros"]
+    assert seen["masked"][observe.NONFINITE_UNDER_WHERE] == [True]
+    assert seen["double_where"][observe.NONFINITE_UNDER_WHERE] == [False]
+    assert observe.NONFINITE_AT not in seen["double_where"]

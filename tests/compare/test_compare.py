@@ -75,9 +75,9 @@ def test_device_mismatch():
         (
             (5,),
             (),
-            "extra dimension 0 (size 5). That looks like a gradient not summed over the dimension it was broadcast",
+            "extra dimension 0 (size 5). Averaged over it, it is the expected value",
         ),
-        ((4, 3), (3,), "extra dimension 0 (size 4). That looks like a gradient not summed"),
+        ((4, 3), (3,), "extra dimension 0 (size 4). Averaged over it, it is the expected value"),
         ((3,), (1,), "extra dimension 0 (size 3, not 1)"),
         ((), (5,), "lacks dimension 0 (size 5). That looks like a sum (or mean) over a dimension that should stay"),
         ((3,), (4, 3), "lacks dimension 0 (size 4)"),
@@ -89,6 +89,19 @@ def test_shape_differences_name_the_missing_reduction(received, expected, phrase
     """Is a shape that differs by a broadcast dimension named as a missing (or extra) reduction over it?"""
     d = diagnose(torch.ones(received), torch.ones(expected), "b")
     assert d.kind == "shape" and phrase in d.message, d.message
+
+
+def test_an_extra_dimension_is_read_from_the_values_not_the_shapes():
+    """Is an extra dimension called a gradient not summed over it only where its sum is the expected value, a whole
+    matrix only where its diagonal is, and otherwise asked about (the counterexample: values whose sum is not it)?"""
+    e = torch.tensor([1.0, 2.0, 3.0])
+    summed = diagnose(torch.stack([e / 4, 3 * e / 4]), e, "g")
+    assert "Summed over it, it is the expected value: a gradient not summed" in summed.message, summed.message
+    hessian = diagnose(torch.diag(e) + 0.5 * (1 - torch.eye(3)), e, "g")
+    assert "Its diagonal is the expected value" in hessian.message and "not summed" not in hessian.message
+    other = diagnose(torch.stack([e, -2 * e, e / 3]), e, "g")
+    assert "not summed" not in other.message and other.message.endswith("should it be there at all?"), other.message
+    assert "not summed" not in other.reason
 
 
 def test_unrelated_shapes_get_no_reduction_story():
@@ -203,7 +216,7 @@ def test_memory_figures_name_the_slip(received, kind, phrase):
     """Is a byte count off by one saved storage, doubled, or in elements named as such?"""
     from autograder.compare import diagnose_bytes
 
-    d = diagnose_bytes(received, 224, parts=PARTS)
+    d = diagnose_bytes(received, 224, parts=PARTS, unsaved={})  # the check says nothing else is made
     assert d.kind == kind and phrase in d.message
 
 
@@ -318,7 +331,7 @@ def test_a_figure_off_by_what_a_known_wrong_run_leaves_out_is_a_reading():
     low = diagnose_bytes(384 - 72, 384, parts=parts, extra=clone)
     assert low.kind == "extra" and "72 B too low: exactly the clone's storage" in low.message, low.message
     assert low.cause == "bytes.missing.the_clones_storage_which_the_product" and "too low" in low.reason
-    high = diagnose_bytes(384 + 80, 384, parts=parts, extra=clone)
+    high = diagnose_bytes(384 + 80, 384, parts=parts, extra=clone, unsaved={})
     assert high.kind == "double" and "clone" not in high.message, high.message
     same = diagnose_bytes(384 - 80, 384, parts=parts, extra={"the clone's storage": -80})
     assert same.kind == "ambiguous" and "the clone's storage" in same.message, same.message

@@ -51,7 +51,8 @@ def test_a_tensor_template_with_nothing_observed_states_no_cause(kind):
 
 
 BYTE_TEMPLATES = {
-    "one reading": dict(received=224 + 96, expected=224, parts={"x": 128, "h": 96}),
+    "one reading": dict(received=224 + 96, expected=224, parts={"x": 128, "h": 96}, unsaved={"h's input": 64}),
+    "nothing else listed": dict(received=224 + 96, expected=224, parts={"x": 128, "h": 96}),
     "two readings": dict(received=224 + 96, expected=224, parts={"x": 128, "h": 96}, unsaved={"h's input": 96}),
     "whole twice": dict(received=448, expected=224, parts={"x": 128, "h": 96}),
     "steps": dict(received=224 + 200, expected=224, parts={"x": 128, "h": 96}, step=100),
@@ -67,6 +68,8 @@ def test_a_byte_template_names_a_part_only_where_one_reading_fits(name):
     d = diagnose_bytes(**BYTE_TEMPLATES[name])
     if name == "two readings":
         assert d.kind == "ambiguous" and "possibilities" in d.message and "h counted twice" in d.message
+    elif name == "nothing else listed":  # the counterexample: a tensor the check did not list fits the size as well
+        assert d.kind == "ambiguous" and "h counted twice" in d.message and "another tensor of 96 B" in d.message
     elif name == "nothing fits":
         assert d.kind == "mismatch" and "+1 B" in d.message
     else:

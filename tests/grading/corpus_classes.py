@@ -40,6 +40,70 @@ _DDP_Q4 = """def default_buckets(model, find_unused_parameters):
 """
 
 WRONG = {
+    "ex06_grad_modes": {
+        "k51-06-q4-gather-unsqueezed": {
+            "cause": "gather without squeeze: Q(s) has shape [N, 1] and the target [N], so mse_loss broadcasts them to "
+            "[N, N] (PyTorch warns about the sizes): the loss differs, and the message says what the run warned",
+            "answers": {
+                "q4_answer": """def td_loss(online, target, s, a, r, s2, gamma):
+    q = online(s).gather(1, a.unsqueeze(1))
+    with torch.no_grad():
+        y = r + gamma * target(s2).max(dim=1).values
+    return F.mse_loss(q, y)
+"""
+            },
+            "fails": {"q4_check": "While your code ran, Python warned: UserWarning: Using a target size"},
+            "never": [],
+        },
+    },
+    "ex07_memory": {
+        "k51-07-q2-validation-before-step": {
+            "cause": "the validation loss is taken before opt.step(), so each is the previous step's: the logged "
+            "validation losses are the expected ones one step late, which the message says as an observation",
+            "answers": {
+                "q2_answer": """def train_and_log(model, opt, batches, val_x, val_y):
+    log = []
+    for x, y in batches:
+        loss = F.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        with torch.no_grad():
+            val_loss = F.mse_loss(model(val_x), val_y)
+        opt.step()
+        log.append((loss.item(), val_loss.item()))
+    return log
+"""
+            },
+            "fails": {"q2_check": "one position later, the rest is right"},
+            "never": [],
+        },
+    },
+    "ex12_higher_order": {
+        "k51-12-q5-xlogy-own-nan": {
+            "cause": "torch.xlogy(r**2, r): its value is 0 at r = 0, but its backward divides r**2 by r, 0/0, at rows "
+            "of zeros; no torch.where anywhere, so masking is not the cause",
+            "answers": {
+                "q5_answer": """def thin_plate(v):
+    r = torch.linalg.vector_norm(v, dim=1)
+    return torch.xlogy(r**2, r)
+"""
+            },
+            "fails": {"q5_check": "made by the backward of XlogyBackward0"},
+            "never": ["torch.where's backward", "under a torch.where"],
+        },
+        "k51-12-q5-where-masked-log": {
+            "cause": "torch.where masks log's value at 0 but not its gradient: the counterpart run, where the "
+            "masking cause holds",
+            "answers": {
+                "q5_answer": """def thin_plate(v):
+    r = torch.linalg.vector_norm(v, dim=1)
+    return torch.where(r > 0, r**2 * torch.log(r), torch.zeros_like(r))
+"""
+            },
+            "fails": {"q5_check": "torch.where's backward sends the unused branch a gradient of 0"},
+            "never": ["What does that Node's backward compute"],
+        },
+    },
     "ex14_distributed": {
         "k51-14-q2-closes-past-the-cap": {
             "cause": "closes a bucket only once it passes the cap (>), DDP at the cap (>=): differs only where a "

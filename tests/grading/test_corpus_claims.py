@@ -3,18 +3,13 @@ cause, the answer that makes the text false (``corpus_claims``) must fail exactl
 cause, and never the false one: in-process for every counterexample, and through ``python -m autograder grade``
 (the class grader, its sandbox and its gradebook) for the answers the issue found graded or told wrong."""
 
-import subprocess
-import sys
+import re
 
-import nbformat
 import pytest
-from nbgrader.api import Gradebook
 
-from tests.grading import inprocess
+from tests.grading import inprocess, through_grade
 from tests.grading.conftest import needs_sandbox
 from tests.grading.corpus_claims import WRONG
-
-ROOT = inprocess.ROOT
 
 
 @pytest.mark.parametrize("exercise,student", [(e, s) for e, cases in WRONG.items() for s in cases])
@@ -43,39 +38,13 @@ def test_the_class_grader_takes_the_points_and_tells_the_cause(tmp_path):
     """Through ``python -m autograder grade`` (every other answer the solution's): does the penalty that fills .grad
     lose question 2's points (it got them all) and no other, and the dict of .grad aliases zeroed in place get its
     own cause, not a cut graph, in the gradebook?"""
-    submitted = tmp_path / "submitted"
+    found = through_grade.graded(tmp_path, {(e, s): WRONG[e][s]["answers"] for e, s in THROUGH_GRADE})
     for exercise, student in THROUGH_GRADE:
-        notebook = nbformat.read(ROOT / "exercises" / exercise / f"{exercise}.ipynb", as_version=4)
-        answers = {**inprocess.solved_answers(exercise), **WRONG[exercise][student]["answers"]}
-        for cell in notebook.cells:
-            answer = answers.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
-            if answer is not None:
-                cell.source = answer
-        path = submitted / student / exercise / f"{exercise}.ipynb"
-        path.parent.mkdir(parents=True)
-        nbformat.write(notebook, path)
-    out = tmp_path / "graded"
-    done = subprocess.run(
-        [sys.executable, "-m", "autograder", "grade", str(submitted), "--out", str(out), "--no-progress"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=900,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    with Gradebook(f"sqlite:///{out / 'gradebook.db'}") as gb:
-        for exercise, student in THROUGH_GRADE:
-            case = WRONG[exercise][student]
-            scores = {
-                g.name: (g.score, g.max_score) for g in gb.find_submission_notebook(exercise, exercise, student).grades
-            }
-            comments = {
-                c.name: c.auto_comment or "" for c in gb.find_submission_notebook(exercise, exercise, student).comments
-            }
-            for gid, phrase in case["fails"].items():
-                assert scores[gid][0] == 0 < scores[gid][1], (student, scores)
-                assert phrase in comments[gid] and not [w for w in case["never"] if w in comments[gid]], comments[gid]
-            assert all(s == m for name, (s, m) in scores.items() if name not in case["fails"]), (student, scores)
+        case, (scores, comments) = WRONG[exercise][student], found[exercise, student]
+        for gid, phrase in case["fails"].items():
+            assert scores[gid][0] == 0 < scores[gid][1], (student, scores)
+            assert phrase in comments[gid] and not [w for w in case["never"] if w in comments[gid]], comments[gid]
+        assert all(s == m for name, (s, m) in scores.items() if name not in case["fails"]), (student, scores)
 
 
 def _claims(entry) -> list:
@@ -115,3 +84,38 @@ def test_every_cause_a_check_carries_is_decided_by_the_run(exercise):
                 else:
                     decided.add(claim["cause"])
     assert not {text: name for text, name in undecided.items() if text not in decided}
+
+
+def _plain_texts(entry) -> list[str]:
+    """The plain texts (no test of their own, not an observation or a question) of a hint, at any depth."""
+    from collections.abc import Mapping
+
+    from autograder.compare import evidence
+
+    if isinstance(entry, str):
+        return [entry] if entry else []
+    if evidence.is_cause(entry) or (isinstance(entry, Mapping) and ({"observed", "asked"} & set(entry))):
+        return []
+    if isinstance(entry, Mapping):
+        return [t for value in entry.values() for t in _plain_texts(value)]
+    return [t for value in entry for t in _plain_texts(value)] if isinstance(entry, (list, tuple)) else []
+
+
+# a check that counts the NaN or inf entries of what the learner's code made (its name says so)
+_COUNTS_NON_FINITE = re.compile(r"\b(?:number|count) of (?:NaN|inf|non-finite)|\b(?:NaN|inf) entries", re.I)
+
+
+@pytest.mark.parametrize("exercise", inprocess.EXERCISES)
+def test_a_nan_or_inf_is_never_given_a_cause_from_the_symptom_alone(exercise):
+    """On the solution's runs, does every check of a count of NaN or inf entries (a symptom many mechanisms give)
+    carry its hint only as observations, causes with a test, and questions, so that the cause it states is one
+    the learner's run showed (a NaN gradient was blamed on torch.where's masking in an answer with no where)?"""
+    plain = {
+        record.name: texts
+        for records in inprocess.solution_run(exercise).records.values()
+        for record in records
+        if _COUNTS_NON_FINITE.search(record.name)
+        for texts in [_plain_texts(record.options.get("hint"))]
+        if texts
+    }
+    assert not plain

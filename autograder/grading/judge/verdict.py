@@ -172,6 +172,17 @@ def verdict(received: list[Checked], solution: list[Checked]) -> str:
             return NOT_ALL_RAN
         if _not_a_number_like(mine.received, reference.expected):
             return f"{reference.name} should be a finite number, got {mine.received!r}"
+        # of the learner's options, only what their run warned crosses (check.call's ``warned``: an observation
+        # said under a failure, its numbers left out where it is said); kinds, references and causes are the solution's
+        warned = mine.options.get("warned") if isinstance(mine.options, dict) else None
+        if isinstance(warned, list):
+            reference = Checked(
+                reference.name,
+                reference.kind,
+                reference.received,
+                reference.expected,
+                {**reference.options, "warned": [str(w)[:300] for w in warned[:2]]},
+            )
         record = Checked(reference.name, reference.kind, mine.received, reference.expected, reference.options)
         ok, message = judge(record, passed)
         passed.update(passed_fact(record) if ok else {})

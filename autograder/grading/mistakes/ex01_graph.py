@@ -90,8 +90,8 @@ MISTAKES = {
 """
         },
         "fails": {
-            "q2_check": "b has shape (5,), expected (): it has the extra dimension 0 (size 5). That looks "
-            "like a gradient not summed over the dimension it was broadcast along"
+            "q2_check": "b has shape (5,), expected (): it has the extra dimension 0 (size 5). Summed over it, it "
+            "is the expected value: a gradient not summed over the dimension it was broadcast along"
         },
     },
     # Q2: autograd used anyway; the check runs the function under torch.no_grad().

@@ -10,16 +10,19 @@ Never raises.
 from __future__ import annotations
 
 import ast
-import itertools
 import re
 
 from .context import _LIBRARY, Context
 from .frame import Seen, assignments, describe, seen
 from .graph_cut import code_only
+from .optimizers import empty_params, nonleaf, scheduler
+from .quoted import PASTE as _PASTE
+from .quoted import caret_segment as _caret_segment
+from .quoted import failing_quote as _failing_quote
+from .quoted import library_local as _library_local
 
 __all__ = ["returned_kind", "NOT_DIFFERENTIABLE"]
 
-_PASTE = "A paste shows no objects, only its lines: "
 # a tuple used where a tensor is expected: the attribute read on it, the operator, the argument
 _TUPLE = re.compile(
     r"'(?:tuple|torch\.return_types\.\w+)' object has no attribute '(?P<attr>\w+)'"
@@ -57,28 +60,66 @@ def _last_message(text: str) -> str:
     return "\n".join(lines[-3:]) if lines else text
 
 
-def _failing_quote(where: Context) -> str:
-    """A paste's last quoted line of the learner's code (its failing line)."""
-    lines = [x.strip() for x in where.source.splitlines() if x.startswith(" ") and x.strip()]
-    lines = [x for x in lines if not set(x) <= set("^~ ")]
-    return code_only(lines[-1]) if lines else ""
-
-
-def _caret_segment(text: str) -> str:
-    """The expression Python's carets mark under the last quoted line of a paste ("" when none is marked)."""
-    lines, found = text.splitlines(), ""
-    for code, marks in itertools.pairwise(lines):
-        if re.fullmatch(r"\s*[\^~]+[\s\^~]*", marks) and code.strip():
-            start = len(marks) - len(marks.lstrip())
-            found = code[start : len(marks.rstrip())]
-    return found
-
-
 def _pasted_frames(text: str) -> list[tuple[str, str]]:
     return re.findall(r'File "([^"]+)", line \d+, in (\S+)', text)
 
 
 # ------------------------------------------------------------------------------------------------ a tuple
+def _unknown(d, message, look: Seen | None, where: Context, text, error):
+    return _tuple(d, message, look, where, text, error) or _none(d, message, look, where, text, error)
+
+
+def _none(d, message, look: Seen | None, where: Context, text, error):
+    """``loss.backward()`` on None: what made the name None (a function with no ``return``, a method that returns None
+    such as ``optimizer.step()`` or ``list.append``)."""
+    if "'NoneType' object has no attribute 'backward'" not in message:
+        return None
+    line = code_only(look.line) if look is not None else _failing_quote(where)
+    found = re.findall(r"([A-Za-z_][\w.]*)\s*\.\s*backward\(", line)
+    name = found[-1] if found else "it"
+    fix = (
+        "Find what made it None and return the loss from there: a function that computes the loss needs "
+        "`return loss` at its end; methods that act in place (optimizer.step(), list.append, dict.update) return None."
+    )
+    if look is None or look.frame is None:
+        return "backward_on_none", {
+            **d,
+            "name": name,
+            "seen": f"{_PASTE}where {name} was made is not in it.",
+            "fix": fix,
+        }
+    made = assignments(look.frame, {name.split(".")[0]}, depth=1) if name.isidentifier() else None
+    if not made:
+        return "backward_on_none", {**d, "name": name, "seen": "", "fix": fix}
+    statement = made[0].strip().splitlines()[0][:120]
+    shown = f"Seen in the failing frame: {name} is None, made by `{statement}`."
+    call = re.search(r"=\s*([A-Za-z_][\w.]*)\(", statement)
+    func = _resolve_in(call[1], look.frame) if call else None
+    code = getattr(func, "__code__", None)
+    if code is not None and not _returns_value(func):
+        shown += f" {call[1]} has no `return` of a value, so calling it gives None."
+        fix = f"End {call[1]} with `return loss` (the tensor it computes), and call backward() on what it returns."
+    return "backward_on_none", {**d, "name": name, "seen": shown, "fix": fix}
+
+
+def _resolve_in(dotted: str, frame):
+    from .grad_none import _resolve
+
+    return _resolve(dotted, frame)
+
+
+def _returns_value(func) -> bool:
+    """Does ``func``'s source hold a ``return`` with a value (True when it cannot be read)?"""
+    import inspect
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return True
+    return any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(tree))
+
+
 def _tuple(d, message, look: Seen | None, where: Context, text, error):
     m = _TUPLE.search(message)
     if not m:
@@ -192,146 +233,6 @@ def _parameter(d, message, look: Seen | None, where: Context, text, error):
     return "parameter_assigned_tensor", {**d, "seen": shown, "fix": fix}
 
 
-def _library_local(error, function: str, name: str):
-    tb = getattr(error, "__traceback__", None)
-    while tb is not None:
-        if tb.tb_frame.f_code.co_name == function and name in tb.tb_frame.f_locals:
-            return tb.tb_frame.f_locals[name]
-        tb = tb.tb_next
-    return None
-
-
-# ------------------------------------------------------------------------------- an empty parameter list
-def _empty(d, message, look: Seen | None, where: Context, text, error):
-    import torch
-
-    if look is None or look.frame is None:
-        line = _failing_quote(where) if where.pasted else ""
-        arg = re.search(r"optim\.\w+\(\s*([^,)]+)", line) or re.search(r"\b[A-Z]\w*\(\s*([^,)]+)", line)
-        arg = arg[1].strip() if arg else "what it was given"
-        shown = f"{_PASTE}it was given {arg}; whether that was an empty list or a used-up generator is not in it."
-        return "optimizer_empty_params", {**d, "seen": shown, "fix": _EMPTY_FIX}
-    for name, obj in look.objects.items():
-        if isinstance(obj, torch.nn.Module) and f"{name}.parameters" in look.segment:
-            if sum(1 for _ in obj.parameters()) == 0:
-                held = [k for k, v in vars(obj).items() if isinstance(v, list | tuple | dict) and _holds_module(v)]
-                where_ = f" its layers are in {', '.join(held)}, a plain Python {type(vars(obj)[held[0]]).__name__}"
-                shown = f"Seen in the failing frame: {name} is {describe(obj)}:" + (
-                    where_ + ", which nn.Module does not look into." if held else " nothing registered any."
-                )
-                fix = (
-                    "Hold layers in nn.ModuleList / nn.ModuleDict (self.layers = nn.ModuleList([...])), or assign "
-                    "each as an attribute, so that .parameters() finds them."
-                )
-                return "optimizer_empty_params", {**d, "seen": shown, "fix": fix}
-    for name, obj in look.objects.items():
-        if isinstance(obj, list | tuple) and not obj and name.isidentifier():
-            shown = f"Seen in the failing frame: {name} is an empty {type(obj).__name__}."
-            made = assignments(look.frame, {name}, depth=1)
-            if made:
-                shown += f" It was made by `{made[0].strip().splitlines()[0][:120]}`."
-            fix = "Check what it selects: a filter on requires_grad leaves nothing when every parameter is frozen."
-            return "optimizer_empty_params", {**d, "seen": shown, "fix": fix}
-        if _is_iterator(obj) and name.isidentifier():
-            kind_of = type(obj).__name__
-            shown = f"Seen in the failing frame: {name} is a {kind_of} object, an iterator: it yields its items once."
-            uses = _uses_between(look.frame, name)
-            if uses:
-                shown += f" `{uses[0][:120]}` went through it before this line, so the optimizer found it used up."
-            else:
-                shown += " No earlier use of it is in this frame: it was used up elsewhere or yielded nothing."
-            fix = (
-                f"Make it a list once and reuse the list: {name} = list(...) (e.g. [p for p in model.parameters() if "
-                "p.requires_grad]); or call model.parameters() again for each use (each optimizer, each count)."
-            )
-            return "optimizer_empty_params", {**d, "seen": shown, "fix": fix}
-    return "optimizer_empty_params", {**d, "seen": "", "fix": _EMPTY_FIX}
-
-
-_EMPTY_FIX = (
-    "If it is a generator (model.parameters(), filter(...), a generator expression), it can be gone through only "
-    "once: make it a list (params = list(model.parameters())) or call model.parameters() again. If the model has no "
-    "parameters, hold its layers in nn.ModuleList, not a Python list. If a filter on requires_grad left nothing, "
-    "every parameter is frozen."
-)
-
-
-def _holds_module(v) -> bool:
-    import torch
-
-    items = v.values() if isinstance(v, dict) else v
-    return any(isinstance(x, torch.nn.Module) for x in items)
-
-
-def _is_iterator(obj) -> bool:
-    try:
-        return hasattr(obj, "__next__") and iter(obj) is obj
-    except TypeError:
-        return False
-
-
-def _uses_between(frame, name: str) -> list[str]:
-    """The statements of ``frame``'s code after ``name`` was last assigned and before the failing line that read it."""
-    from .frame import _frame_code, _own_scope
-
-    source, first = _frame_code(frame)
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return []
-    failing = frame.f_lineno - first + 1
-    stmts = [n for n in _own_scope(tree, frame.f_code.co_name != "<module>") if isinstance(n, ast.stmt)]
-    stmts = [s for s in stmts if not isinstance(s, ast.For | ast.While | ast.If | ast.With | ast.Try)]
-    assigned = max((s.lineno for s in stmts if s.lineno < failing and _writes(s, name)), default=0)
-    found = []
-    for s in sorted(stmts, key=lambda s: s.lineno):
-        if assigned < s.lineno < failing and not _writes(s, name):
-            if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(s)):
-                found.append(ast.get_source_segment(source, s) or "")
-    return found
-
-
-def _writes(stmt, name: str) -> bool:
-    targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
-    return any(isinstance(n, ast.Name) and n.id == name for t in targets if t is not None for n in ast.walk(t))
-
-
-# ------------------------------------------------------------------------------------------ a scheduler
-def _scheduler(d, message, look: Seen | None, where: Context, text, error):
-    last = _library_local(error, "__init__", "last_epoch")
-    optimizer = _library_local(error, "__init__", "optimizer")
-    line = code_only(look.line) if look is not None else _failing_quote(where)
-    passed = re.search(r"last_epoch\s*=\s*([^,)]+)", line)
-    if isinstance(last, int) and optimizer is not None:
-        state = getattr(optimizer, "state", None)
-        fresh = not state
-        shown = f"Seen in the scheduler's frame: last_epoch={last}" + (
-            f" (passed as `last_epoch={passed[1].strip()}`)" if passed else ""
-        )
-        shown += (
-            ", and the optimizer has no state (it never stepped and no state_dict was loaded into it): a fresh run."
-            if fresh
-            else ", and the optimizer has state (it stepped, or a state_dict was loaded), but no scheduler ran on it."
-        )
-    elif passed:
-        fresh = None
-        shown = f"{_PASTE}the failing line passes last_epoch={passed[1].strip()}; whether anything was restored is "
-        shown += "not in it."
-    else:
-        fresh = None
-        shown = f"{_PASTE}which last_epoch was passed is not quoted."
-    start = "For a fresh run leave last_epoch at its default, -1"
-    resume = (
-        "to resume, make the scheduler with the default too and load its saved state after the optimizer's: "
-        "optimizer.load_state_dict(ckpt['optimizer']); scheduler.load_state_dict(ckpt['scheduler']) (saved with "
-        "scheduler.state_dict())."
-    )
-    fix = f"{start} (the first epoch is 0 only after the scheduler's own first step); {resume}"
-    if fresh is False:
-        fix = f"To resume, {resume[len('to resume, ') :]} {start}."
-    return "scheduler_initial_lr", {**d, "seen": shown, "fix": fix}
-
-
 # ------------------------------------------------------------------------------- requires_grad on integers
 def _integer(d, message, look: Seen | None, where: Context, text, error):
     import torch
@@ -376,57 +277,6 @@ def _from_graph(code: str, frame) -> bool:
     return False
 
 
-def _nonleaf(d, message, look: Seen | None, where: Context, text, error):
-    """The non-leaf the optimizer refused (its add_param_group's ``param``): a view of a parameter of the learner's
-    frame (a row, from unpacking ``*model.parameters()``, or a slice), or the result of an operation on a leaf."""
-    import torch
-
-    param = _library_local(error, "add_param_group", "param")
-    if look is None or look.frame is None or not isinstance(param, torch.Tensor):
-        return None
-    made = type(param.grad_fn).__name__ if param.grad_fn is not None else "an operation"
-    shown = f"Seen in the optimizer's frame: it got a tensor of shape {list(param.shape)} made by {made}"
-    base = getattr(param, "_base", None)
-    owner = _parameter_of(base, look.frame) if base is not None else ""
-    line = code_only(look.line)
-    if owner and re.search(r"\*\s*[\w.]+\.parameters\(\)", line):
-        shown += (
-            f", a row of {owner}: `{line[:120]}` unpacks each parameter with *, so the iterable yields the rows of "
-            "each weight, not the parameters."
-        )
-        fix = (
-            "Make it yield the parameters themselves: itertools.chain(net.parameters(), [W]) or [*net.parameters(), W]."
-        )
-    elif owner:
-        shown += f", a view (slice) of {owner}."
-        fix = (
-            f"Make the optimizer take {owner} itself; to train only part of it, zero the rest of its gradient with a "
-            f"hook ({owner}.register_hook(lambda g: g * mask)) or split it into two Parameters."
-        )
-    else:
-        names = [n for n, o in look.objects.items() if o is param]
-        built = assignments(look.frame, {names[0]}, depth=1) if names else None
-        shown += f": `{built[0].strip().splitlines()[0][:120]}` made it from a leaf." if built else "."
-        fix = (
-            "Make the tensor in its final form first and ask for gradients last: w = (torch.randn(3, 4) * 0.01)"
-            ".to(device).requires_grad_(), or nn.Parameter(...) of the finished value."
-        )
-    return "optimizer_nonleaf_seen", {**d, "seen": shown, "fix": fix}
-
-
-def _parameter_of(tensor, frame) -> str:
-    import torch
-
-    for owner, value in {**frame.f_globals, **frame.f_locals}.items():
-        if isinstance(value, torch.nn.Module):
-            for name, p in value.named_parameters():
-                if p is tensor:
-                    return f"{owner}.{name}"
-        elif value is tensor and isinstance(value, torch.Tensor):
-            return owner
-    return ""
-
-
 def _inplace_pasted(d, message, look: Seen | None, where: Context, text, error):
     """A paste of the in-place error: an optimizer is named as the weight's updater only where its quoted lines
     show a step()."""
@@ -436,11 +286,12 @@ def _inplace_pasted(d, message, look: Seen | None, where: Context, text, error):
 
 
 _RULES = {
-    "optimizer_nonleaf": _nonleaf,
+    "optimizer_nonleaf": nonleaf,
     "modified_inplace": _inplace_pasted,
-    "unknown": _tuple,
+    "unknown": _unknown,
+    "grad_is_none": _none,  # an error on None, read as a .grad until refine sees no .grad on the line
     "parameter_assigned_tensor": _parameter,
-    "optimizer_empty_params": _empty,
-    "scheduler_initial_lr": _scheduler,
+    "optimizer_empty_params": empty_params,
+    "scheduler_initial_lr": scheduler,
     "integer_requires_grad": _integer,
 }

@@ -48,6 +48,14 @@ KINDS: dict[str, Kind] = {
         "{fix}",
         types=("AttributeError", "TypeError"),
     ),
+    "backward_on_none": Kind(
+        "not built",
+        "",
+        _N1,
+        "{name} is None, not a tensor, so it has no backward(). {seen}",
+        "{fix}",
+        types=("AttributeError",),
+    ),
     "parameter_assigned_tensor": Kind(
         "usage",
         r"cannot assign '(?P<type>[\w.]+)'(?: object)? (?:as|to) parameter '(?P<attr>\w+)'",

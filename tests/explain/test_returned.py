@@ -77,6 +77,25 @@ def tuple_as_tensor_fixed():
     return w.grad, 4 * w.detach()  # d/dw of 0.5 * sum((2w)^2)
 
 
+def _mse(w, x, y, give_back):
+    loss = ((x * w).sum() - y) ** 2
+    if give_back:
+        return loss
+
+
+def backward_on_none():
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    loss = _mse(w, torch.tensor([1.0, 1.0]), 1.0, give_back=False)
+    loss.backward()
+
+
+def backward_on_none_fixed():
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    loss = _mse(w, torch.tensor([1.0, 1.0]), 1.0, give_back=True)
+    loss.backward()
+    return w.grad, 2 * (3.0 - 1.0) * torch.tensor([1.0, 1.0])
+
+
 class UnitNorm(nn.Module):
     def __init__(self):
         super().__init__()
@@ -327,7 +346,7 @@ def test_a_scheduler_error_is_guessed_as_a_schedulers_not_an_optimizers():
 
 def test_a_notebook_cell_is_explained_with_the_extension():
     """In IPython with %load_ext autograder, is each mistake's cell followed by its kind's explanation?"""
-    helpers = (_critic_input, _record_into, _loss_and_logits, _classifier, _cross_entropy_grad)
+    helpers = (_critic_input, _record_into, _loss_and_logits, _classifier, _cross_entropy_grad, _mse)
     cells = ["import torch\nimport torch.nn.functional as F\nfrom torch import nn"]
     cells += [textwrap.dedent(inspect.getsource(f)) for f in helpers]
     cells.append(inspect.getsource(UnitNorm))
@@ -368,3 +387,23 @@ def test_a_non_leaf_handed_to_an_optimizer_is_traced_to_the_parameter_it_views()
     assert [p.shape for p in opt.param_groups[0]["params"]] == [(2, 3), (2,), (2, 2)]
     e = explain(_raised(lambda: torch.optim.SGD([net.weight[:, :2]], lr=0.1)))
     assert e.kind == "optimizer_nonleaf_seen" and "a view (slice) of net.weight" in e.cause
+
+
+def test_a_loss_function_without_return_is_named():
+    """Where the None came from a function with no `return` of a value, is that function named, and does its fix
+    (return the loss) give the gradient?"""
+
+    def compute_loss(w):
+        loss = (w**2).sum()  # noqa: F841 -- the mistake: computed, never returned
+
+    def broken():
+        w = torch.ones(2, requires_grad=True)
+        loss = compute_loss(w)
+        loss.backward()
+
+    e = explain(_raised(broken))
+    assert e.kind == "backward_on_none" and "compute_loss has no `return` of a value" in e.cause
+    assert "return loss" in e.fix
+    w = torch.ones(2, requires_grad=True)
+    (w**2).sum().backward()
+    torch.testing.assert_close(w.grad, 2 * torch.ones(2))

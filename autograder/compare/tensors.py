@@ -10,7 +10,7 @@ import torch
 
 from .causes import key as cause_key
 from .diagnosis import Diagnosis, tolerances
-from .evidence import NON_FINITE, because, facts_of, said
+from .evidence import NON_FINITE, because, cause, facts_of, said
 from .factors import _cause_for_factor, _factor_words, _rel_error, _scale_factor, _whole, _worst_element
 from .patterns import pattern
 from .shapes import _shape_message, shape_read
@@ -30,6 +30,12 @@ NONE_QUESTION = (
     "torch.no_grad(); not a copy made by .to() or a cast; a non-leaf needs .retain_grad())?"
 )
 SIGN_QUESTION = "Is the sign of the loss, or of one chain-rule factor, the other way round?"
+# all zeros, where the check observed what backward() ran on (observe.backward_calls): said only where it shows it
+ZERO_LOSS_CAUSE = cause(
+    "every backward() of your run ran on a loss that is exactly 0, so every gradient is 0: what made the loss 0 (a "
+    "factor that is 0, such as an integer division len(xb) // n)?",
+    "every backward on a zero loss",
+)
 
 
 def _multiple_question(k: int | None) -> str:
@@ -218,6 +224,8 @@ def diagnose(
     facts = _run_facts(facts, r)
     if not bool(r.any()) and bool(e.any()):
         told = _weighed(causes["zeros"], facts) if "zeros" in causes else None
+        zero_loss = _weighed(ZERO_LOSS_CAUSE, facts)  # stated only where it holds, never listed as a guess
+        told = told if told and told[1] else zero_loss if zero_loss and zero_loss[1] else told
         if told:
             cause = told[0]
         else:  # nothing observed tells which path carried no gradient: the question that decides, no cause

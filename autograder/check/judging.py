@@ -32,7 +32,7 @@ def _with_reasons(message, reasons) -> str:
 
 
 def _diagnose(received, expected, name: str, options: dict):
-    tolerance = {k: options[k] for k in ("rtol", "atol", "allow_graph", "causes") if k in options}
+    tolerance = {k: options[k] for k in ("rtol", "atol", "allow_graph", "causes", "terms") if k in options}
     return diagnose(received, expected, name, facts=options.get("run facts"), **tolerance)
 
 

@@ -58,6 +58,19 @@ WRONG = {
         },
     },
     "ex06_grad_modes": {
+        "k51-06-q5-weights-swapped": {
+            "cause": "keeps tau of the target and takes 1 - tau of online: the message gives the weights the values "
+            "have and those expected",
+            "answers": {
+                "q5_answer": """def soft_update(target, online, tau):
+    with torch.no_grad():
+        for p_target, p_online in zip(target.parameters(), online.parameters()):
+            p_target.copy_(tau * p_target + (1 - tau) * p_online)
+"""
+            },
+            "fails": {"q5_check": "it is 0.25 * the target before + 0.75 * online, where 0.75 * the target before"},
+            "never": [],
+        },
         "k51-06-q4-gather-unsqueezed": {
             "cause": "gather without squeeze: Q(s) has shape [N, 1] and the target [N], so mse_loss broadcasts them to "
             "[N, N] (PyTorch warns about the sizes): the loss differs, and the message says what the run warned",

@@ -59,6 +59,12 @@ def _values(kind: str, d: dict, text: str) -> dict:
     d, op = dict(d), d.get("op", "an operation")
     if kind == "modified_inplace":
         shape = "[" + d["shape"] + "]" if "shape" in d else None
+        # an optimizer is named where the frames bind one (or were not read), hedged where a paste shows none
+        hedge = " where the code has one" if "unseen_update" in d else ""
+        none = "No optimizer is bound" in d.get("seen", "")  # training's reading of the frames
+        d["or_step"] = ", or w -= lr * w.grad" if none else f", or optimizer.step(){hedge}"
+        d["step_rule"] = "" if none else f"; {hedge[1:] + ', ' if hedge else ''}run every backward "
+        d["step_rule"] += "of a forward before optimizer.step()" if d["step_rule"] else ""
         weight = (op in ("AsStrided", "T", "Transpose", "Permute") or "output" not in d) and "seen" not in d
         d["hint"] = d.get("seen", "") + weight * (
             " A weight is saved as it is or as a transposed view (T, AsStrided): "

@@ -68,6 +68,18 @@ def consumed_case(error) -> tuple[str, dict] | None:
                 else "it is assigned outside the loop that backwards it in every iteration"
             )
             return "consumed_same_loss", {"name": name, "seen": f"Seen in the failing frame's code: {where}."}
+    # another loss backwarded above, whose graph shares a Node with this one's
+    for name in sorted(names & graphs):
+        for node in (n for n in nodes if isinstance(n, ast.Expr) and n.lineno < failing):
+            others = {o for o in _backwarded(node) if o != name and getattr(scope.get(o), "grad_fn", None) is not None}
+            for other in sorted(others):
+                shared = _shared_node(scope[name].grad_fn, scope[other].grad_fn)
+                if shared:
+                    seen = (
+                        f"Seen in the failing frame: line {node.lineno + first - 1} backwarded {other}, and the graphs "
+                        f"of {name} and {other} meet at {shared}."
+                    )
+                    return "consumed_shared_graph", {"name": name, "other": other, "seen": seen}
     # carried state: in the loop around the failing line, a name assigned from itself, holding a graph now
     for node in (n for lp in reversed(loops) for n in ast.walk(lp) if isinstance(n, ast.Assign | ast.AugAssign)):
         reads = _reads(node.value) | (_assigned(node) if isinstance(node, ast.AugAssign) else set())
@@ -113,3 +125,38 @@ def _reads_all(line: str) -> set[str]:
         return _reads(ast.parse(line.strip()))
     except SyntaxError:
         return set()
+
+
+def _backwarded(node) -> set[str]:
+    """The names ``node`` calls ``.backward(`` on (``loss.backward()``: {"loss"})."""
+    return {
+        call.func.value.id
+        for call in ast.walk(node)
+        if isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "backward"
+        and isinstance(call.func.value, ast.Name)
+    }
+
+
+def _nodes(fn, most: int = 5000) -> list:
+    """The Nodes of the graph from ``fn``, breadth first (at most ``most``)."""
+    found, todo, seen = [], [fn], set()
+    while todo and len(found) < most:
+        node = todo.pop(0)
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        found.append(node)
+        todo.extend(n for n, _ in getattr(node, "next_functions", ()))
+    return found
+
+
+def _shared_node(a, b) -> str:
+    """The name of the first Node (from ``a``) that the graphs from ``a`` and ``b`` share and that saves tensors (not
+    a leaf's AccumulateGrad, which saves nothing), "" when none."""
+    theirs = {id(n) for n in _nodes(b)}
+    for node in _nodes(a):
+        if id(node) in theirs and type(node).__name__ != "AccumulateGrad":
+            return type(node).__name__
+    return ""

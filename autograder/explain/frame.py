@@ -151,7 +151,9 @@ def describe(obj) -> str:
             return f"a {type(obj).__name__} optimizer with {len(obj.param_groups)} param group(s) of {sizes} tensors"
         if isinstance(obj, tuple | list) and any(isinstance(x, torch.Tensor) for x in obj):
             kinds = ", ".join("tensor" if isinstance(x, torch.Tensor) else type(x).__name__ for x in obj[:4])
-            return f"a {type(obj).__name__} of {len(obj)} ({kinds}{', ...' if len(obj) > 4 else ''})"
+            named = type(obj).__module__ == "torch.return_types"
+            what = f"torch.return_types.{type(obj).__name__} (a named tuple)" if named else type(obj).__name__
+            return f"a {what} of {len(obj)} ({kinds}{', ...' if len(obj) > 4 else ''})"
         if isinstance(obj, bool):
             return ""
         if isinstance(obj, int | float):

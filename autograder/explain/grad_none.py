@@ -85,6 +85,14 @@ def grad_is_none_evidence(what: str, frame) -> dict:
             f"(self.register_buffer('mask', ...)) rather than a Parameter. Only if it should be trained, call "
             f"{name}.requires_grad_() before the forward pass.",
         }
+    buffer = _buffer_name(tensor, frame) if not tensor.requires_grad else ""
+    if buffer:
+        return {
+            "why": f"{name} is the buffer {buffer} (registered with register_buffer: a module's state that is not "
+            "trained), so autograd never writes its .grad: it is None by design.",
+            "try_this": "Skip it: update and read .grad of the parameters only (for p in model.parameters(), or "
+            "`if p.grad is not None`); only if it should train, make it an nn.Parameter in __init__.",
+        }
     if not tensor.requires_grad:
         return {
             "why": f"{name} has requires_grad=False (checked on {name} itself), so autograd records nothing for "
@@ -173,3 +181,19 @@ def _backward_only_below(frame) -> str:
     if any(call.search(x) for x in lines[first : frame.f_lineno - 1]):
         return ""
     return next((x for x in lines[frame.f_lineno : end] if call.search(x)), "")
+
+
+def _buffer_name(tensor, frame) -> str:
+    """``model.mask`` when ``tensor`` is a buffer of an nn.Module bound in ``frame`` or a few frames above it."""
+    import torch
+
+    for _ in range(4):
+        if frame is None:
+            break
+        for owner, value in {**frame.f_globals, **frame.f_locals}.items():
+            if isinstance(value, torch.nn.Module):
+                for name, b in value.named_buffers():
+                    if b is tensor:
+                        return f"{owner}.{name}"
+        frame = frame.f_back
+    return ""

@@ -376,6 +376,57 @@ def _from_graph(code: str, frame) -> bool:
     return False
 
 
+def _nonleaf(d, message, look: Seen | None, where: Context, text, error):
+    """The non-leaf the optimizer refused (its add_param_group's ``param``): a view of a parameter of the learner's
+    frame (a row, from unpacking ``*model.parameters()``, or a slice), or the result of an operation on a leaf."""
+    import torch
+
+    param = _library_local(error, "add_param_group", "param")
+    if look is None or look.frame is None or not isinstance(param, torch.Tensor):
+        return None
+    made = type(param.grad_fn).__name__ if param.grad_fn is not None else "an operation"
+    shown = f"Seen in the optimizer's frame: it got a tensor of shape {list(param.shape)} made by {made}"
+    base = getattr(param, "_base", None)
+    owner = _parameter_of(base, look.frame) if base is not None else ""
+    line = code_only(look.line)
+    if owner and re.search(r"\*\s*[\w.]+\.parameters\(\)", line):
+        shown += (
+            f", a row of {owner}: `{line[:120]}` unpacks each parameter with *, so the iterable yields the rows of "
+            "each weight, not the parameters."
+        )
+        fix = (
+            "Make it yield the parameters themselves: itertools.chain(net.parameters(), [W]) or [*net.parameters(), W]."
+        )
+    elif owner:
+        shown += f", a view (slice) of {owner}."
+        fix = (
+            f"Make the optimizer take {owner} itself; to train only part of it, zero the rest of its gradient with a "
+            f"hook ({owner}.register_hook(lambda g: g * mask)) or split it into two Parameters."
+        )
+    else:
+        names = [n for n, o in look.objects.items() if o is param]
+        built = assignments(look.frame, {names[0]}, depth=1) if names else None
+        shown += f": `{built[0].strip().splitlines()[0][:120]}` made it from a leaf." if built else "."
+        fix = (
+            "Make the tensor in its final form first and ask for gradients last: w = (torch.randn(3, 4) * 0.01)"
+            ".to(device).requires_grad_(), or nn.Parameter(...) of the finished value."
+        )
+    return "optimizer_nonleaf_seen", {**d, "seen": shown, "fix": fix}
+
+
+def _parameter_of(tensor, frame) -> str:
+    import torch
+
+    for owner, value in {**frame.f_globals, **frame.f_locals}.items():
+        if isinstance(value, torch.nn.Module):
+            for name, p in value.named_parameters():
+                if p is tensor:
+                    return f"{owner}.{name}"
+        elif value is tensor and isinstance(value, torch.Tensor):
+            return owner
+    return ""
+
+
 def _inplace_pasted(d, message, look: Seen | None, where: Context, text, error):
     """A paste of the in-place error: an optimizer is named as the weight's updater only where its quoted lines
     show a step()."""
@@ -385,6 +436,7 @@ def _inplace_pasted(d, message, look: Seen | None, where: Context, text, error):
 
 
 _RULES = {
+    "optimizer_nonleaf": _nonleaf,
     "modified_inplace": _inplace_pasted,
     "unknown": _tuple,
     "parameter_assigned_tensor": _parameter,

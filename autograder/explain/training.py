@@ -77,7 +77,7 @@ def _seen_sentence(name: str, obj) -> str:
 
 
 def _receiver(segment: str, attr: str) -> str:
-    found = re.findall(rf"([\w.\[\]'\"]+?)\s*\.\s*{attr}\b", segment)
+    found = re.findall(rf"([\w.\[\]'\"]+?(?:\(\))?)\s*\.\s*{attr}\b", segment)
     return found[-1] if found else ""
 
 

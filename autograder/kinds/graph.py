@@ -51,8 +51,8 @@ KINDS: dict[str, Kind] = {
         "changed it afterwards{now_at}. The saved values are gone, so backward() refuses to use "
         "them.{hint}",
         "Find what changes {it} after it was saved and before backward(): y += 1, y.mul_(2), "
-        "y[i] = ..., nn.ReLU(inplace=True), or optimizer.step(). Write it out of place "
-        "(y = y + 1), or clone() first; run every backward of a forward before optimizer.step(). "
+        "y[i] = ..., nn.ReLU(inplace=True){or_step}. Write it out of place "
+        "(y = y + 1), or clone() first{step_rule}. "
         "torch.autograd.set_detect_anomaly(True) names the forward line whose gradient failed.",
     ),
     "view_inplace": Kind(

@@ -75,6 +75,15 @@ KINDS: dict[str, Kind] = {
         "{fix}",
         types=("KeyError",),
     ),
+    "optimizer_nonleaf_seen": Kind(
+        "usage",
+        "",
+        _N2,
+        "A tensor given to the optimizer is not a leaf, so backward() never fills its .grad and the optimizer could "
+        "not update it. {seen}",
+        "{fix} Not retain_grad(): the optimizer would then step a copy, and the leaf it came from would not train.",
+        types=("ValueError",),
+    ),
     "graph_cut": Kind(
         "not built",
         "",

@@ -170,6 +170,16 @@ KINDS: dict[str, Kind] = {
         "this loss to a graph that an earlier backward already freed. {seen}",
         "{fix} For a running total kept for logging, add numbers: total += loss.item().",
     ),
+    "consumed_shared_graph": Kind(
+        "consumed",
+        "",
+        _N3,
+        "{name} and {other} share part of one graph, and {other}'s backward ran through that part first and freed "
+        "the tensors it had saved there. {seen}",
+        "Add the losses and call backward() once: ({other} + {name}).backward(), which gives every parameter the sum "
+        "of both gradients; only when you need the two gradients apart, pass retain_graph=True to the first "
+        "backward ({other}.backward(retain_graph=True)).",
+    ),
     "dataset_requires_grad": Kind(
         "usage",
         "",

@@ -146,8 +146,12 @@ def test_real_code_on_this_torch_is_explained(kind):
     with pytest.raises(Exception) as info:
         TRIGGERS[kind]()
     e = explain(info.value)
-    assert e.kind == kind and e.family == KINDS[kind].family
+    assert e.kind == _READ_FROM_THE_FRAME.get(kind, kind) and e.family == KINDS[kind].family
     assert re.search(r"\b(?:[Tt]ry|[Cc]heck|[Ff]or a|[Tt]o cut|[Mm]ake)\b", e.fix)
+
+
+# kinds whose live error the failing frame's objects explain further (tests/explain/test_returned.py)
+_READ_FROM_THE_FRAME = {"optimizer_nonleaf": "optimizer_nonleaf_seen"}
 
 
 def test_an_error_in_torchs_own_unpack_hook_is_not_blamed_on_the_learners_hooks():

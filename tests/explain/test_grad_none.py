@@ -89,3 +89,25 @@ def test_a_grad_read_before_the_only_backward_is_named_and_the_fix_runs():
     for got in grads:  # d/dw (x.w)^2 = 2 (x.w) x, each step from the weight the previous step left
         torch.testing.assert_close(got, 2 * (x @ w) * x)
         w = w - 0.1 * got
+
+
+def test_a_buffer_read_as_a_gradient_is_skipped_not_made_trainable():
+    """Is a buffer's None .grad (a loop over state_dict() values) explained as a buffer, with a fix that skips it, and
+    does the fixed loop (parameters only) update the weight by its gradient and leave the mask as it is?"""
+    net = BufferMaskedNet()
+    net(torch.ones(2, 3)).sum().backward()
+    mask = net.mask
+
+    def update():
+        for t in [net.fc.weight, mask]:
+            t.data -= 0.1 * t.grad
+
+    with pytest.raises(TypeError) as info:
+        update()
+    e = explain(info.value)
+    assert "is the buffer net.mask" in e.cause and "requires_grad_()" not in e.fix
+    before = net.fc.weight.detach().clone()
+    for p in net.parameters():
+        p.data -= 0.1 * p.grad
+    torch.testing.assert_close(net.fc.weight.detach(), before - 0.1 * net.mask.expand(3, 3).T * 2)
+    assert torch.equal(net.mask, torch.tensor([1.0, 0.0, 1.0]))

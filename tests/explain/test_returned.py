@@ -151,6 +151,22 @@ def _cross_entropy_grad(model, x, y):
     return p.T @ x / len(y)
 
 
+def optimizer_nonleaf_seen():
+    torch.manual_seed(0)
+    w = torch.randn(3, requires_grad=True) * 0.01
+    torch.optim.SGD([w], lr=0.1)
+
+
+def optimizer_nonleaf_seen_fixed():
+    torch.manual_seed(0)
+    w = (torch.randn(3) * 0.01).requires_grad_()
+    before = w.detach().clone()
+    opt = torch.optim.SGD([w], lr=0.1)
+    (w * torch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    opt.step()
+    return w.detach(), before - 0.1 * torch.tensor([1.0, 2.0, 3.0])
+
+
 def graph_cut():
     model, x, y = _classifier()
     accuracy = (model(x).argmax(1) == y).float().mean()
@@ -180,6 +196,7 @@ PASTED = {
     "tuple_as_tensor": "tuple_as_tensor",
     "graph_cut": "not_built",
     "nondifferentiable_requires_grad": "integer_requires_grad",
+    "optimizer_nonleaf_seen": "optimizer_nonleaf",
 }
 
 
@@ -337,3 +354,17 @@ def test_a_pasted_inplace_error_names_no_optimizer_its_lines_do_not_show():
     e = explain("".join(traceback.format_exception(_raised(broken))))
     assert e.kind == "modified_inplace" and "an optimizer.step() ran" not in e.cause
     assert "the paste does not show which" in e.cause
+
+
+def test_a_non_leaf_handed_to_an_optimizer_is_traced_to_the_parameter_it_views():
+    """Are the rows that `*net.parameters()` unpacks, and a slice of a weight, named as views of that parameter, with a
+    fix that hands over the parameters (which, run, the optimizer accepts whole)?"""
+    import itertools
+
+    net, W = nn.Linear(3, 2), torch.zeros(2, 2, requires_grad=True)
+    e = explain(_raised(lambda: torch.optim.SGD(itertools.chain(*net.parameters(), W), lr=0.1)))
+    assert e.kind == "optimizer_nonleaf_seen" and "a row of net.weight" in e.cause and "unpacks" in e.cause
+    opt = torch.optim.SGD(itertools.chain(net.parameters(), [W]), lr=0.1)
+    assert [p.shape for p in opt.param_groups[0]["params"]] == [(2, 3), (2,), (2, 2)]
+    e = explain(_raised(lambda: torch.optim.SGD([net.weight[:, :2]], lr=0.1)))
+    assert e.kind == "optimizer_nonleaf_seen" and "a view (slice) of net.weight" in e.cause

@@ -284,6 +284,28 @@ def consumed_carried_state_fixed():
     return last, once + cell.bias_ih.grad
 
 
+def _trunk_and_heads():
+    torch.manual_seed(0)
+    return nn.Linear(3, 3), nn.Linear(3, 1), nn.Linear(3, 1), torch.ones(2, 3)
+
+
+def consumed_shared_graph():
+    trunk, head1, head2, x = _trunk_and_heads()
+    features = torch.tanh(trunk(x))
+    loss1, loss2 = head1(features).sum(), head2(features).sum()
+    loss1.backward()
+    loss2.backward()
+
+
+def consumed_shared_graph_fixed():
+    trunk, head1, head2, x = _trunk_and_heads()
+    features = torch.tanh(trunk(x))
+    loss1, loss2 = head1(features).sum(), head2(features).sum()
+    (loss1 + loss2).backward()
+    d = (1 - torch.tanh(trunk(x)).detach() ** 2) * (head1.weight + head2.weight).detach()  # d(sum)/d(pre-tanh)
+    return trunk.weight.grad, d.T @ x
+
+
 class _SamplesOfAParameter(torch.utils.data.Dataset):
     def __init__(self, detach):
         self.w, self.detach = torch.ones(3, requires_grad=True), detach
@@ -381,6 +403,8 @@ def test_a_notebook_cell_is_explained_with_the_extension():
             cells.append(inspect.getsource(NoSuperInit))
         if kind == "dataset_requires_grad":
             cells.append(inspect.getsource(_SamplesOfAParameter))
+        if kind == "consumed_shared_graph":
+            cells.append(textwrap.dedent(inspect.getsource(_trunk_and_heads)))
         if kind.endswith("state_dict_prefix"):
             cells.append(inspect.getsource(_prefixed))
         cells.append(textwrap.dedent(inspect.getsource(broken)))

@@ -122,6 +122,15 @@ def grad_is_none_evidence(what: str, frame) -> dict:
         }
     param = _parameter_name(tensor, frame) if frame is not None else ""
     called = f" ({param} of a module)" if param and param != name else ""
+    unreached = _not_reached(tensor, frame)
+    if unreached:
+        return {
+            "why": f"{name}{called} is a leaf that requires grad (checked on {name} itself), and {unreached}: the "
+            "loss does not depend on it, so backward() never writes its .grad.",
+            "try_this": f"If {name} should train, make the loss use it in the graph (call the module in forward; "
+            "keep values as tensors: torch.stack, not torch.tensor or .item(); no detach() or no_grad on the way). If "
+            f"it is meant to stay out, skip it: `if {name}.grad is not None` (or leave it out of the optimizer).",
+        }
     later = _backward_only_below(frame)
     if later:
         return {
@@ -197,3 +206,52 @@ def _buffer_name(tensor, frame) -> str:
                         return f"{owner}.{name}"
         frame = frame.f_back
     return ""
+
+
+def _not_reached(tensor, frame) -> str:
+    """What shows that the loss backwarded above the failing line (``X.backward()`` in ``frame``'s function, ``X``
+    bound now) has a graph that does not reach ``tensor``: "" when no such loss is bound, or its graph reaches it."""
+    import torch
+
+    found = None
+    for _ in range(3):  # the failing line may sit in a helper called after the backward
+        if frame is None or found:
+            break
+        code = frame.f_code
+        lines = linecache.getlines(code.co_filename)[code.co_firstlineno - 1 : frame.f_lineno - 1]
+        for line in reversed([x.split("#")[0].strip() for x in lines]):
+            call = re.search(r"([A-Za-z_][\w.]*)\.backward\(", line)
+            loss = _resolve(call.group(1), frame) if call else None
+            if isinstance(loss, torch.Tensor):
+                found = (line, call, loss, frame)
+                break
+        frame = frame.f_back
+    if found:
+        line, call, loss, frame = found
+        if loss.grad_fn is None:
+            return (
+                f"`{line}` ran above, but {call.group(1)} has no grad_fn (a leaf of its own: "
+                f"requires_grad={loss.requires_grad}), so its backward reaches nothing before it"
+            )
+        if not _reaches(loss.grad_fn, tensor):
+            from .frame import assignments
+            from .graph_cut import graph_cut
+
+            cut = graph_cut(assignments(frame, {call.group(1).split(".")[0]}) or [], frame)
+            where = f" (the graph was cut there: {cut['cut']})" if cut else ""
+            return f"`{line}` ran above, and the graph of {call.group(1)} (checked on it) has no path to it{where}"
+    return ""
+
+
+def _reaches(fn, tensor, most: int = 20000) -> bool:
+    """Does the graph from the Node ``fn`` end at ``tensor``'s AccumulateGrad (within ``most`` Nodes)?"""
+    todo, seen = [fn], set()
+    while todo and len(seen) < most:
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if getattr(node, "variable", None) is tensor:
+            return True
+        todo.extend(n for n, _ in getattr(node, "next_functions", ()))
+    return len(seen) >= most  # too large to tell: claim nothing

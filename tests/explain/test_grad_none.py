@@ -111,3 +111,51 @@ def test_a_buffer_read_as_a_gradient_is_skipped_not_made_trainable():
         p.data -= 0.1 * p.grad
     torch.testing.assert_close(net.fc.weight.detach(), before - 0.1 * net.mask.expand(3, 3).T * 2)
     assert torch.equal(net.mask, torch.tensor([1.0, 0.0, 1.0]))
+
+
+def _three_layers():
+    torch.manual_seed(0)
+    return nn.Linear(2, 2), nn.Linear(2, 1), nn.Linear(2, 2)  # the third is never called
+
+
+def _sgd_step(skip: bool):
+    enc, dec, unused = _three_layers()
+    loss = dec(enc(torch.ones(1, 2))).sum()
+    loss.backward()
+    with torch.no_grad():
+        for p in [*enc.parameters(), *dec.parameters(), *unused.parameters()]:
+            if not skip or p.grad is not None:
+                p -= 0.1 * p.grad
+    return dec.bias.detach(), unused.weight.detach()
+
+
+def test_a_parameter_the_backwarded_loss_does_not_reach_is_named_and_skipping_it_trains_the_rest():
+    """Is a None .grad of a parameter of a module the loss never used explained by the loss's own graph (no path to
+    it), not the two-way guess, and does skipping parameters whose .grad is None give the others their SGD step?"""
+    with pytest.raises(TypeError) as info:
+        _sgd_step(skip=False)
+    e = explain(info.value)
+    assert "the graph of loss (checked on it) has no path to it" in e.cause and "either" not in e.cause
+    assert "requires_grad_()" not in e.fix
+    _, dec, unused = _three_layers()
+    bias, weight = _sgd_step(skip=True)
+    torch.testing.assert_close(bias, dec.bias.detach() - 0.1)  # d loss / d bias = 1
+    assert torch.equal(weight, unused.weight.detach())
+
+
+def test_a_loss_rebuilt_by_torch_tensor_names_the_cut():
+    """Where the backwarded loss was rebuilt with torch.tensor(..., requires_grad=True), is that call named as the
+    cut, and does the fix (torch.stack) give w its gradient?"""
+    w = torch.ones(2, requires_grad=True)
+    losses = [(w * k).sum() for k in (1.0, 2.0)]
+
+    def broken():
+        loss = torch.tensor([x.item() for x in losses], requires_grad=True).sum()
+        loss.backward()
+        return w.grad * 2
+
+    with pytest.raises(TypeError) as info:
+        broken()
+    assert "the graph was cut there: `torch.tensor(" in explain(info.value).cause
+    torch.stack(losses).sum().backward()
+    torch.testing.assert_close(w.grad, torch.full((2,), 3.0))

@@ -32,7 +32,7 @@ def _with_reasons(message, reasons) -> str:
 
 
 def _diagnose(received, expected, name: str, options: dict):
-    tolerance = {k: options[k] for k in ("rtol", "atol", "allow_graph", "causes") if k in options}
+    tolerance = {k: options[k] for k in ("rtol", "atol", "allow_graph", "causes", "terms") if k in options}
     return diagnose(received, expected, name, facts=options.get("run facts"), **tolerance)
 
 
@@ -79,6 +79,9 @@ def _judge_tensor(received, expected, name: str, options: dict) -> tuple[bool, s
     )
 
 
+_OBSERVED = re.compile(r" Observed: .*?[.](?= |\n|$)")  # the pattern one tensor's values show (compare.patterns)
+
+
 def _cause(result, received, expected, name: str) -> str:
     """What a gradient's diagnosis says apart from its name and, for a shape, its shapes, or for a
     mismatch, its relative error: gradients wrong for one reason have the same cause (each lacking
@@ -87,8 +90,9 @@ def _cause(result, received, expected, name: str) -> str:
     if result.kind == "shape":
         shapes = f" has shape {tuple(received.shape)}, expected {tuple(expected.shape)}"
         first = first.replace(shapes, " has shape ?", 1)
-    if result.kind == "mismatch":  # its reason: the cause and what kind of values differ, without the values
-        return f"mismatch: {result.reason}"
+    if result.kind == "mismatch":  # its reason: the cause and what kind of values differ, without the values (nor
+        # what each one's values show: gradients wrong for one reason show different patterns)
+        return f"mismatch: {_OBSERVED.sub('', result.reason)}"
     return first
 
 
@@ -163,8 +167,8 @@ def _judge_grads(received, expected, name: str, options: dict) -> tuple[bool, st
     if not problems:
         return True, f"OK {name}: " + ", ".join(expected)
     # One message per cause: four parameters summed instead of averaged are one mistake.
-    lines = [
-        message + (f"\n  (the same for {', '.join(names[1:])})" if names[1:] else "")
+    lines = [  # what one gradient's values show is its own: not said for a group, which "the same" would extend
+        (_OBSERVED.sub("", message) + f"\n  (the same for {', '.join(names[1:])})") if names[1:] else message
         for _, message, names, _ in problems.values()
     ]
     right = [str(key) for key, r in results.items() if r.ok]  # which gradients are right locates the mistake

@@ -28,6 +28,7 @@ from ..compare.evidence import (
     RESEEDS,
     RNG,
     TRAINING,
+    ZERO_LOSS,
 )
 
 __all__ = [
@@ -155,7 +156,8 @@ def _cover(checkpoints: int, first: dict) -> str:
 @contextlib.contextmanager
 def backward_calls(facts: dict):
     """Within the block, how many times ``backward()`` ran (``Tensor.backward`` and ``torch.autograd.backward``;
-    ``torch.autograd.grad`` is not a backward into ``.grad``)."""
+    ``torch.autograd.grad`` is not a backward into ``.grad``), and whether each ran on a loss of exactly 0
+    (``ZERO_LOSS``: a factor that is 0, an integer division that gives 0)."""
     backward = torch.autograd.backward
     count = [0]
     facts[BACKWARDS] = [0]
@@ -163,6 +165,10 @@ def backward_calls(facts: dict):
     def counted(*args, **kwargs):
         count[0] += 1
         facts[BACKWARDS] = [count[0]]
+        losses = kwargs.get("tensors", args[0] if args else None)
+        losses = [losses] if isinstance(losses, torch.Tensor) else list(losses or ())
+        if losses and all(isinstance(t, torch.Tensor) for t in losses):
+            _add(facts, ZERO_LOSS, all(not bool(t.detach().any()) for t in losses))
         return backward(*args, **kwargs)
 
     torch.autograd.backward = counted

@@ -96,6 +96,7 @@ CHECKPOINTS = "checkpoint calls"  # "no checkpoint ran", "one checkpoint ran", "
 CHECKPOINT_COVER = "what the checkpoints covered"
 RESEEDS = "torch.manual_seed calls"  # how many times the run reseeded the RNG (one entry: the count)
 BACKWARDS = "backward() calls"  # how many times backward() ran (one entry: the count)
+ZERO_LOSS = "backward() on a loss of exactly 0"  # True / False, once per kind seen: what each backward() ran on
 NON_FINITE = "non-finite values received"  # True / False: NaN or inf in what the check received (the judge adds it)
 # where a gradient's first NaN or inf was made (``check.observe.gradient_origin``): the Node whose backward turned
 # finite incoming gradients into a NaN or inf ("XlogyBackward0"; "no Node: the gradient is finite"), whether that
@@ -130,6 +131,18 @@ def _at_least(fact: str, least: int) -> Callable[[Mapping], bool | None]:
     return test
 
 
+def _only(fact: str, value) -> Callable[[Mapping], bool | None]:
+    """The test "every occurrence of ``fact`` in the run was ``value``": None when the fact was not observed."""
+
+    def test(facts: Mapping) -> bool | None:
+        seen = facts.get(fact)
+        if not isinstance(seen, (tuple, list)) or not seen:
+            return None
+        return all(v == value for v in seen)
+
+    return test
+
+
 # cause's mechanism -> its test on the learner's run. Names are what a cause's `evidence` refers to.
 EVIDENCE: dict[str, Callable[[Mapping], bool | None]] = {
     "forward outside autocast": _seen(AUTOCAST, False),
@@ -143,6 +156,7 @@ EVIDENCE: dict[str, Callable[[Mapping], bool | None]] = {
     "all_reduce on a tensor autograd recorded": _seen(ALL_REDUCED, "a tensor autograd recorded"),
     "non-finite values": _seen(NON_FINITE, True),
     "backward ran twice": _at_least(BACKWARDS, 2),
+    "every backward on a zero loss": _only(ZERO_LOSS, True),
     "rng reseeded": _at_least(RESEEDS, 1),
 }
 

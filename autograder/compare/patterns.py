@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["pattern", "sequence_pattern"]
+__all__ = ["pattern", "sequence_pattern", "combination"]
 
 
 def _close(a: torch.Tensor, b: torch.Tensor, rtol: float, atol: float) -> bool:
@@ -166,4 +166,34 @@ def sequence_pattern(received, expected, show: bool = True) -> str:
     return (
         f"{len(wrong)} of its {len(want)} items differ, the first at position {first} ({_item(got[first])} where "
         f"{_item(want[first])} is expected)"
+    )
+
+
+def combination(r: torch.Tensor, e: torch.Tensor, terms, rtol: float, atol: float) -> tuple[str, str]:
+    """Where the received value is a weighted sum of the question's inputs (``terms``: ``{name: tensor}`` of its
+    shape, at most three; a soft update, a moving average, a mix), the weights it has and those expected:
+    ``(said with the weights, said without: a hidden test's)``; ``("", "")`` where it is none."""
+    if not isinstance(terms, dict):
+        return "", ""
+    names = [n for n, t in terms.items() if isinstance(t, torch.Tensor) and t.shape == r.shape][:3]
+    if not names or r.numel() <= len(names) + 1:
+        return "", ""
+    basis = torch.stack([terms[n].detach().double().reshape(-1) for n in names], 1)
+
+    def weights(v: torch.Tensor):
+        flat = v.detach().double().reshape(-1, 1)
+        found = torch.linalg.lstsq(basis, flat).solution
+        fits = torch.allclose(basis @ found, flat, rtol=10 * rtol, atol=10 * atol)
+        return found.reshape(-1).tolist() if fits else None
+
+    def words(ws) -> str:
+        return " + ".join(f"{w:.4g} * {n}" for w, n in zip(ws, names) if abs(w) > 1e-9) or "0"
+
+    got, want = weights(r), weights(e)
+    if got is None:
+        return "", ""
+    expected = f", where {words(want)} is expected" if want is not None else ""
+    return (
+        f"it is {words(got)}{expected}",
+        f"it is a weighted sum of {', '.join(names)}, with other weights than expected",
     )

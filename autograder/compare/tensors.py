@@ -10,9 +10,9 @@ import torch
 
 from .causes import key as cause_key
 from .diagnosis import Diagnosis, tolerances
-from .evidence import NON_FINITE, because, facts_of, said
+from .evidence import NON_FINITE, because, cause, facts_of, said
 from .factors import _cause_for_factor, _factor_words, _rel_error, _scale_factor, _whole, _worst_element
-from .patterns import pattern
+from .patterns import combination, pattern
 from .shapes import _shape_message, shape_read
 
 __all__ = ["diagnose"]
@@ -30,6 +30,12 @@ NONE_QUESTION = (
     "torch.no_grad(); not a copy made by .to() or a cast; a non-leaf needs .retain_grad())?"
 )
 SIGN_QUESTION = "Is the sign of the loss, or of one chain-rule factor, the other way round?"
+# all zeros, where the check observed what backward() ran on (observe.backward_calls): said only where it shows it
+ZERO_LOSS_CAUSE = cause(
+    "every backward() of your run ran on a loss that is exactly 0, so every gradient is 0: what made the loss 0 (a "
+    "factor that is 0, such as an integer division len(xb) // n)?",
+    "every backward on a zero loss",
+)
 
 
 def _multiple_question(k: int | None) -> str:
@@ -112,6 +118,7 @@ def diagnose(
     allow_graph: bool = False,
     causes: Mapping | None = None,
     facts: Mapping | None = None,
+    terms: Mapping | None = None,
 ) -> Diagnosis:
     """Compare ``received`` with ``expected`` and explain any difference in autograd terms.
 
@@ -130,6 +137,8 @@ def diagnose(
             ``"zeros"`` or ``"mismatch"`` one, may be a ``compare.evidence.cause`` (or a list of
             texts and causes): named only when its evidence holds on ``facts``.
         facts: what the check observed the learner's run do (``compare.evidence``).
+        terms: the question's inputs of ``expected``'s shape, by name (``{"online": w1, "target before": w0}``):
+            a value that differs by no pattern is said as the weighted sum of them it is, where it is one.
 
     Returns:
         A :class:`Diagnosis`; this function does not raise for any ``received``.
@@ -218,6 +227,8 @@ def diagnose(
     facts = _run_facts(facts, r)
     if not bool(r.any()) and bool(e.any()):
         told = _weighed(causes["zeros"], facts) if "zeros" in causes else None
+        zero_loss = _weighed(ZERO_LOSS_CAUSE, facts)  # stated only where it holds, never listed as a guess
+        told = told if told and told[1] else zero_loss if zero_loss and zero_loss[1] else told
         if told:
             cause = told[0]
         else:  # nothing observed tells which path carried no gradient: the question that decides, no cause
@@ -309,6 +320,8 @@ def diagnose(
     cause = (f" {told[0]}" if told[1] else f" {told[0][0].upper()}{told[0][1:]}") if told else ""
     seen, unseen = _observed(r, e, rtol, atol)
     shows, shows_unseen = pattern(r, e, rtol, atol) if not told else ("", "")
+    if not told and not shows and terms:  # a weighted sum of the question's inputs, with its weights
+        shows, shows_unseen = combination(r, e, dict(terms), rtol, atol)
     if shows:  # what the values show, observed (never a cause), where the question names none
         seen, unseen = f"{seen} Observed: {shows}.", f"{unseen} Observed: {shows_unseen}."
     return Diagnosis(

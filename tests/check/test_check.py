@@ -450,3 +450,19 @@ def test_a_failure_never_states_a_cause_the_ok_above_it_contradicts():
         check.tensor(torch.zeros(3), torch.ones(3), "w.grad", causes=zeros)
     assert "was reset" not in str(info.value) and "a later write zeroed it" in str(info.value)
     clear_cell()
+
+
+def test_a_group_of_gradients_is_not_given_one_gradients_pattern():
+    """Where two gradients differ for one reason, is what one gradient's values show (every wrong element in one row)
+    said only of it, never extended to the group by "the same for", and are the right gradients listed?"""
+    from autograder.check.checked import Checked
+    from autograder.check.judging import judge
+
+    e = torch.tensor([[1.0, -2.0, 3.0, 0.5], [0.3, 0.2, -1.0, 2.0], [0.5, 0.5, 0.1, 0.2]])
+    one_row = e.clone()
+    one_row[1] += 0.3
+    alone = judge(Checked("grads", "grads", {"w": one_row, "b": e}, {"w": e, "b": e}, {}))[1]
+    assert "every wrong element is in row 1 of 3" in alone and "(right: b)" in alone, alone
+    shifted = e + torch.tensor([[0.1, 0.2, 0.3, 0.4]] * 3)
+    grouped = judge(Checked("grads", "grads", {"w": one_row, "v": shifted}, {"w": e, "v": e}, {}))[1]
+    assert "(the same for v)" in grouped and "Observed" not in grouped, grouped

@@ -62,3 +62,15 @@ def test_a_list_says_what_its_items_show(received, expected, phrase):
     assert phrase in sequence_pattern(received, expected), sequence_pattern(received, expected)
     hidden = sequence_pattern(received, expected, show=False)
     assert hidden and not any(ch.isdigit() for ch in hidden) and "'" not in hidden, hidden
+
+
+def test_a_weighted_sum_of_the_inputs_is_said_with_its_weights():
+    """Is a value that is another weighted sum of the question's inputs said with its weights and the expected ones,
+    its hidden form without them, and nothing said of a value that is no such sum (the counterexample)?"""
+    from autograder.compare.patterns import combination
+
+    old, new = E, E.flip(0) * 0.5 + 1.0
+    said, hidden = combination(0.25 * old + 0.75 * new, 0.75 * old + 0.25 * new, {"old": old, "new": new}, 1e-6, 1e-5)
+    assert "it is 0.25 * old + 0.75 * new, where 0.75 * old + 0.25 * new is expected" in said, said
+    assert "other weights" in hidden and not any(ch.isdigit() for ch in hidden)
+    assert combination(old * new, 0.75 * old + 0.25 * new, {"old": old, "new": new}, 1e-6, 1e-5) == ("", "")

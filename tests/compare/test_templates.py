@@ -129,3 +129,15 @@ def test_a_difference_with_no_cause_says_what_is_observed():
     assert "index (1, 0) (inf where 3 is expected)" in inf.message and "overflow" in inf.message, inf.message
     plain = diagnose(E + torch.tensor([0.0, 0.0, 0.0, 0.25]), E, "g")
     assert "1 of 4, the first at index 3" in plain.message and "NaN" not in plain.message, plain.message
+
+
+def test_all_zeros_blames_a_zero_loss_only_where_every_backward_ran_on_one():
+    """Is an all-zero gradient said to come from a loss of exactly 0 only where the run shows every backward() ran on
+    0, and otherwise (the counterexample: a nonzero loss, a gradient cut elsewhere) asked which path carries none?"""
+    from autograder.compare.evidence import ZERO_LOSS
+
+    zero = diagnose(torch.zeros(4), E, "g", facts={ZERO_LOSS: (True,)})
+    assert "ran on a loss that is exactly 0" in zero.message, zero.message
+    for seen in ((False,), (True, False), None):
+        other = diagnose(torch.zeros(4), E, "g", facts={ZERO_LOSS: seen} if seen else {})
+        assert "exactly 0" not in other.message and "which path" in other.message, other.message

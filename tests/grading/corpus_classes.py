@@ -40,7 +40,37 @@ _DDP_Q4 = """def default_buckets(model, find_unused_parameters):
 """
 
 WRONG = {
+    "ex04_accumulation": {
+        "k51-04-q2-weight-rounds-to-zero": {
+            "cause": "weights each micro-batch's loss by micro_batch // n, an integer division that is 0: every "
+            "backward runs on a loss of 0, so every gradient is 0; the run shows it (what backward() ran on)",
+            "answers": {
+                "q2_answer": """def accumulate(model, x, y, micro_batch):
+    n = len(x)
+    for start in range(0, n, micro_batch):
+        xb, yb = x[start:start + micro_batch], y[start:start + micro_batch]
+        loss = torch.nn.functional.mse_loss(model(xb), yb)
+        (loss * (micro_batch // n)).backward()
+"""
+            },
+            "fails": {"q2_check": "every backward() of your run ran on a loss that is exactly 0"},
+            "never": ["One cut from the graph"],
+        },
+    },
     "ex06_grad_modes": {
+        "k51-06-q5-weights-swapped": {
+            "cause": "keeps tau of the target and takes 1 - tau of online: the message gives the weights the values "
+            "have and those expected",
+            "answers": {
+                "q5_answer": """def soft_update(target, online, tau):
+    with torch.no_grad():
+        for p_target, p_online in zip(target.parameters(), online.parameters()):
+            p_target.copy_(tau * p_target + (1 - tau) * p_online)
+"""
+            },
+            "fails": {"q5_check": "it is 0.25 * the target before + 0.75 * online, where 0.75 * the target before"},
+            "never": [],
+        },
         "k51-06-q4-gather-unsqueezed": {
             "cause": "gather without squeeze: Q(s) has shape [N, 1] and the target [N], so mse_loss broadcasts them to "
             "[N, N] (PyTorch warns about the sizes): the loss differs, and the message says what the run warned",

@@ -114,10 +114,22 @@ def _returns_value(func) -> bool:
     import textwrap
 
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+        source = textwrap.dedent(inspect.getsource(func)).strip()
+        tree = ast.parse(source if not source.startswith(".") else "_" + source)
     except (OSError, TypeError, SyntaxError):
         return True
+    if getattr(func, "__name__", "") == "<lambda>":  # its body is its value: None only from a call that returns None
+        bodies = [n.body for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
+        return any(not _none_call(b) for b in bodies) if bodies else True
     return any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(tree))
+
+
+def _none_call(node) -> bool:
+    """Is ``node`` a call that returns None (print, list.append, dict.update, ...)?"""
+    if not isinstance(node, ast.Call):
+        return False
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+    return name in {"print", "append", "extend", "update", "add", "insert", "setdefault", "__setitem__"}
 
 
 def _tuple(d, message, look: Seen | None, where: Context, text, error):
@@ -167,7 +179,7 @@ def _tuple_seen(d, m, look: Seen, error):
     tuples = [(n, o) for n, o in look.objects.items() if isinstance(o, tuple) and n != "<object>"]
     named = [(n, o) for n, o in tuples if obj is None or o is obj]
     if not named:
-        return None
+        return _hooked_output(d, look)
     name, value = named[0]
     shown = f"Seen in the failing frame: {name} is {describe(value) or f'a tuple of {len(value)}'}."
     frame = look.frame
@@ -187,6 +199,29 @@ def _tuple_seen(d, m, look: Seen, error):
         shown += f" It was made by `{first}`: that call returns several values."
         fix = "Unpack what that call returns (a, b = ...) and use the tensor you need. " + _TUPLE_FIX
     return "tuple_as_tensor", {**d, "name": name, "seen": shown, "fix": fix}
+
+
+def _hooked_output(d: dict, look: Seen):
+    """A module of the failing expression with a forward hook that returns a value: its return replaced the output."""
+    import torch
+
+    for name, obj in look.objects.items():
+        hooks = getattr(obj, "_forward_hooks", {}) if isinstance(obj, torch.nn.Module) else {}
+        for hook in hooks.values():
+            code = getattr(hook, "__code__", None)
+            if code is None or not _returns_value(hook):
+                continue
+            label = getattr(hook, "__qualname__", "hook")
+            shown = (
+                f"Seen in the failing frame: {name} has a forward hook ({label}) that returns a value, and a forward "
+                f"hook's return value replaces the module's output: {name}(...) gave a tuple."
+            )
+            fix = (
+                "Make the hook return None (store what it computes in a list or dict instead), or return a value of "
+                "the output's own type and shape (one tensor for a tensor output)."
+            )
+            return "tuple_as_tensor", {**d, "name": f"the output of {name}(...)", "seen": shown, "fix": fix}
+    return None
 
 
 def _caller(error) -> str:

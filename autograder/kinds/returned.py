@@ -56,6 +56,15 @@ KINDS: dict[str, Kind] = {
         "{fix}",
         types=("AttributeError",),
     ),
+    "tensor_hook_returned_type": Kind(
+        "usage",
+        r"expected Variable(?: or None)?(?: \(got \w+\))?, but hook returned '(?P<type>[\w.]+)'",
+        _N10,
+        "A tensor hook (registered with t.register_hook) returned a {type}. Autograd uses what a tensor hook returns "
+        "as the new gradient, so it must return None (keep the gradient) or one tensor of the gradient's shape.",
+        "Return None and store what you compute elsewhere (norms.append(g.norm().item())), or return one tensor "
+        "(return g * 0.5): not a number, not a tuple.",
+    ),
     "parameter_assigned_tensor": Kind(
         "usage",
         r"cannot assign '(?P<type>[\w.]+)'(?: object)? (?:as|to) parameter '(?P<attr>\w+)'",

@@ -61,7 +61,13 @@ training       ordinary Python errors an autograd or training mistake causes (:m
                ``loss_module_given_data``, ``context_manager_not_called``, ``optimizer_given_module``,
                ``optimizer_given_tensor``, ``optimizer_overlapping_groups``, ``module_init_not_called``,
                ``hook_never_ran``, ``pickle_module_hook``, ``wrapper_attribute``, ``compiled_state_dict_prefix``,
-               ``wrapper_state_dict_prefix``
+               ``wrapper_state_dict_prefix``, ``consumed_same_loss``, ``consumed_carried_state``,
+               ``consumed_shared_graph``
+returned       what torch returns and accepts, and where the graph was cut (:mod:`autograder.kinds.returned`),
+               picked from the failing frame's objects: ``grad_returns_tuple``, ``hook_args_tuple``,
+               ``tuple_as_tensor``, ``backward_on_none``, ``tensor_hook_returned_type``,
+               ``parameter_assigned_tensor``, ``optimizer_empty_params``, ``scheduler_initial_lr``,
+               ``optimizer_nonleaf_seen``, ``graph_cut`` (not built), ``nondifferentiable_requires_grad``
 python layer   messages of torch's Python modules and warnings of the same chapters
                (:mod:`autograder.kinds.python_layer`, whose catalogue ``python_layer.tsv`` lists every raise and
                warn of those modules with its kind or the reason for none): ``clip_grad_nonfinite``,

@@ -153,6 +153,17 @@ def nonleaf(d, message, look: Seen | None, where: Context, text, error):
     import torch
 
     param = _library_local(error, "add_param_group", "param")
+    unpacked = r"\*\s*[\w.]+\.parameters\(\)"
+    if where.pasted and re.search(unpacked, _failing_quote(where)):
+        line = _failing_quote(where)
+        shown = (
+            f"{_PASTE}its failing line `{line[:120]}` unpacks parameters with *, so the iterable yields the rows of "
+            "each weight (views made by indexing, not leaves), not the parameters."
+        )
+        fix = (
+            "Make it yield the parameters themselves: itertools.chain(net.parameters(), [W]) or [*net.parameters(), W]."
+        )
+        return "optimizer_nonleaf_seen", {**d, "seen": shown, "fix": fix}
     if look is None or look.frame is None or not isinstance(param, torch.Tensor):
         return None
     made = type(param.grad_fn).__name__ if param.grad_fn is not None else "an operation"

@@ -402,6 +402,9 @@ def test_a_non_leaf_handed_to_an_optimizer_is_traced_to_the_parameter_it_views()
     assert e.kind == "optimizer_nonleaf_seen" and "a row of net.weight" in e.cause and "unpacks" in e.cause
     opt = torch.optim.SGD(itertools.chain(net.parameters(), [W]), lr=0.1)
     assert [p.shape for p in opt.param_groups[0]["params"]] == [(2, 3), (2,), (2, 2)]
+    unpack = _raised(lambda: torch.optim.SGD(itertools.chain(*net.parameters(), W), lr=0.1))
+    pasted = explain("".join(traceback.format_exception(unpack)))
+    assert pasted.kind == "optimizer_nonleaf_seen" and "A paste shows no objects" in pasted.cause
     e = explain(_raised(lambda: torch.optim.SGD([net.weight[:, :2]], lr=0.1)))
     assert e.kind == "optimizer_nonleaf_seen" and "a view (slice) of net.weight" in e.cause
 

@@ -224,9 +224,33 @@ def grad_between_backwards(parameters: Iterable[torch.Tensor], facts: dict):
 
 
 def _hooks(module: torch.nn.Module) -> int:
-    """How many module hooks ``module`` holds (forward, forward pre-, backward, backward pre-hooks)."""
+    """How many module hooks ``module`` itself holds (forward, forward pre-, backward, backward pre-hooks)."""
     kinds = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
     return sum(len(getattr(module, kind, {}) or {}) for kind in kinds)
+
+
+def _tensor_hooks(t: torch.Tensor) -> tuple[int, int]:
+    """(tensor hooks, post-accumulate-grad hooks) on ``t``: what ``t.register_hook`` and
+    ``t.register_post_accumulate_grad_hook`` add (``t._backward_hooks``, ``t._post_accumulate_grad_hooks``)."""
+    return (len(getattr(t, "_backward_hooks", None) or {}), len(getattr(t, "_post_accumulate_grad_hooks", None) or {}))
+
+
+def _module_hooks(modules: dict[str, torch.nn.Module]) -> dict[str, int]:
+    """Module hooks held by each module of ``modules`` and by each of its submodules, by path (``"model.0"``)."""
+    return {
+        f"{name}.{path}" if path else name: _hooks(sub)
+        for name, module in modules.items()
+        for path, sub in module.named_modules(remove_duplicate=False)
+    }
+
+
+def _topmost(names: list[str]) -> list[str]:
+    """``names`` without the submodules of a module listed too (``model.eval()`` is said once, of ``model``)."""
+    return [n for n in names if not any(n.startswith(f"{m}.") for m in names)]
+
+
+def _named(names: list[str]) -> str:
+    return ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
 
 
 @contextlib.contextmanager
@@ -235,49 +259,62 @@ def side_effects(
     left: list,
     modules: dict[str, torch.nn.Module] | None = None,
     rng: bool = False,
+    grads: bool = True,
 ):
     """Within the block, what a learner's function leaves behind that its result does not show; ``left`` gets, when
     the block ends, one phrase per kind of thing left (empty: nothing):
 
     - ``".grad written on <names>"``: a tensor of ``tensors`` (by name) whose ``.grad`` is not what it was (a
-      ``backward()`` inside the function accumulates into ``.grad``; ``torch.autograd.grad`` does not);
+      ``backward()`` inside the function accumulates into ``.grad``; ``torch.autograd.grad`` does not); not watched
+      with ``grads=False`` (a block that runs a backward of its own);
     - ``"requires_grad changed on <names>"``;
-    - ``"<names> left in eval mode"`` / ``"<names> left in train mode"``: a module of ``modules`` (by name) whose
-      ``.training`` changed;
-    - ``"hooks left on <names>"``: a module that holds more module hooks than before;
+    - ``"<names> left in eval mode"`` / ``"<names> left in train mode"``: a module of ``modules`` (by name) or one
+      of its submodules (by path, ``"model.0"``) whose ``.training`` changed;
+    - ``"hooks left on <names>"``: a module or submodule that holds more module hooks than before (forward,
+      forward pre-, backward, backward pre-hooks: they run on every later forward or backward through it);
+    - ``"tensor hooks left on <names> (register_hook: ...)"``, ``"post-accumulate-grad hooks left on <names> (...)"``:
+      a tensor of ``tensors`` that holds more hooks than before, which every later backward runs;
     - ``"grad mode left off"`` / ``"grad mode left on"``: ``torch.set_grad_enabled`` not restored;
     - with ``rng``: ``"the global RNG advanced"``: the function drew random numbers from (or reseeded) the global
       CPU generator, so what the caller draws next changes (dropout masks, sampled batches).
 
     Names are listed in the order given, at most four, then "..."."""
     modules = modules or {}
-    grads = {name: (t.grad.detach().clone() if t.grad is not None else None) for name, t in tensors.items()}
+    before = {name: (t.grad.detach().clone() if t.grad is not None else None) for name, t in tensors.items()}
     requires = {name: t.requires_grad for name, t in tensors.items()}
-    modes = {name: m.training for name, m in modules.items()}
-    hooks = {name: _hooks(m) for name, m in modules.items()}
+    subs = {f"{n}.{p}" if p else n: s for n, m in modules.items() for p, s in m.named_modules(remove_duplicate=False)}
+    modes = {name: m.training for name, m in subs.items()}
+    hooks, tensor_hooks = _module_hooks(modules), {name: _tensor_hooks(t) for name, t in tensors.items()}
     grad_mode = torch.is_grad_enabled()
     state = torch.get_rng_state() if rng else None
     try:
         yield left
     finally:
 
-        def named(names: list[str]) -> str:
-            return ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
-
         def changed(name: str) -> bool:
-            before, now = grads[name], tensors[name].grad
-            if before is None or now is None:
-                return (before is None) != (now is None)
-            return now.shape != before.shape or not torch.equal(now.detach(), before)
+            was, now = before[name], tensors[name].grad
+            if was is None or now is None:
+                return (was is None) != (now is None)
+            return now.shape != was.shape or not torch.equal(now.detach(), was)
 
+        now_hooks, now_tensor = _module_hooks(modules), {name: _tensor_hooks(t) for name, t in tensors.items()}
         found = [
-            (".grad written on {}", [n for n in tensors if changed(n)]),
+            (".grad written on {}", [n for n in tensors if grads and changed(n)]),
             ("requires_grad changed on {}", [n for n in tensors if tensors[n].requires_grad != requires[n]]),
-            ("{} left in eval mode", [n for n, m in modules.items() if modes[n] and not m.training]),
-            ("{} left in train mode", [n for n, m in modules.items() if not modes[n] and m.training]),
-            ("hooks left on {}", [n for n, m in modules.items() if _hooks(m) > hooks[n]]),
+            ("{} left in eval mode", _topmost([n for n, m in subs.items() if modes[n] and not m.training])),
+            ("{} left in train mode", _topmost([n for n, m in subs.items() if not modes[n] and m.training])),
+            ("hooks left on {}", [n for n in hooks if now_hooks.get(n, 0) > hooks[n]]),
+            (
+                "tensor hooks left on {} (register_hook: every later backward through them runs them)",
+                [n for n in tensors if now_tensor[n][0] > tensor_hooks[n][0]],
+            ),
+            (
+                "post-accumulate-grad hooks left on {} (register_post_accumulate_grad_hook: every later backward runs "
+                "them after accumulating into .grad)",
+                [n for n in tensors if now_tensor[n][1] > tensor_hooks[n][1]],
+            ),
         ]
-        left[:] = [text.format(named(names)) for text, names in found if names]
+        left[:] = [text.format(_named(names)) for text, names in found if names]
         if torch.is_grad_enabled() != grad_mode:
             left.append(f"grad mode left {'on' if torch.is_grad_enabled() else 'off'}")
         if state is not None and not torch.equal(torch.get_rng_state(), state):

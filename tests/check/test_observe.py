@@ -92,6 +92,34 @@ def test_side_effects_sees_grad_written_modes_hooks_and_grad_mode_left_behind():
     ]
 
 
+def test_side_effects_sees_tensor_hooks_and_a_submodules_hooks_and_mode_left_and_not_those_removed():
+    """Does side_effects report a tensor hook and a post-accumulate-grad hook left on a parameter, a hook and eval
+    mode left on a submodule (by its path), without the .grad a backward wrote when told not to watch it, and
+    nothing once every handle is removed?"""
+    model = nn.Sequential(nn.Linear(2, 3), nn.Tanh(), nn.Linear(3, 1))
+    named, left = dict(model.named_parameters()), []
+    with observe.side_effects(named, left, {"model": model}, grads=False):
+        handles = [
+            model[0].weight.register_post_accumulate_grad_hook(lambda p: None),
+            model[2].bias.register_hook(lambda g: g),
+            model[1].register_forward_hook(lambda *args: None),
+        ]
+        model[2].eval()
+        model(torch.randn(4, 2)).sum().backward()
+    assert [item.split(" (")[0] for item in left] == [
+        "model.2 left in eval mode",
+        "hooks left on model.1",
+        "tensor hooks left on 2.bias",
+        "post-accumulate-grad hooks left on 0.weight",
+    ]
+    model.train()
+    with observe.side_effects(named, left, {"model": model}):
+        handles += [model[0].bias.register_hook(lambda g: g)]
+        for handle in handles:
+            handle.remove()
+    assert left == []
+
+
 def test_side_effects_sees_the_global_rng_advanced_only_when_asked():
     """With ``rng=True``, does side_effects report a function that drew from the global generator (torch.randn,
     dropout) and not one that drew from its own generator, and say nothing of the RNG without ``rng``?"""

@@ -4,7 +4,9 @@ would be false or a grade wrong (the counterexample), graded by ``tests/grading/
 1. a cause told from the symptom alone (a NaN gradient blamed on ``torch.where``'s masking in an answer that has
    no ``torch.where``): the cause only where the run shows it, else where the NaN first appears;
 2. grades: a tolerance tighter than what a correct variant gives (clip_grad_norm_'s epsilon on the scaled norm),
-   a boundary no hidden test had (a bucket that reaches the cap exactly);
+   a boundary no hidden test had (a bucket that reaches the cap exactly, a mask ``x >= 0`` where ``x > 0`` is meant);
+3. side effects: a function that leaves hooks behind that only a later backward would reveal (handles not returned,
+   or not removed where the function should leave the model as it found it);
 4. value-only messages where the check holds the cause (which gradient differs, by what factor).
 
 ``WRONG = {exercise: {student_id: {"cause", "answers", "fails", "never"}}}`` as in ``corpus_claims``;
@@ -39,7 +41,83 @@ _DDP_Q4 = """def default_buckets(model, find_unused_parameters):
     return buckets[::-1] if find_unused_parameters else buckets
 """
 
+_CLIP_LOST_HANDLES = """def attach_clip_hooks(model, clip):
+    def clip_grad(p):
+        p.grad.clamp_(-clip, clip)
+
+    handles = []
+    for p in model.parameters():
+        p.register_post_accumulate_grad_hook(clip_grad)
+    return handles
+"""
+
+_FUSED_NO_HANDLES = """def fuse_sgd_into_backward(model, lr):
+    def step(p):
+        with torch.no_grad():
+            p.add_(p.grad, alpha=-lr)
+        p.grad = None
+
+    for p in model.parameters():
+        if p.requires_grad:
+            p.register_post_accumulate_grad_hook(step)
+
+
+def peak_grad_bytes(model, fused):
+    sizes = [p.numel() * p.element_size() for p in model.parameters() if p.requires_grad]
+    return max(sizes) if fused else sum(sizes)
+"""
+
+_READY_ORDER_HOOKS_LEFT = """def grad_ready_order(model, x):
+    order = []
+    for name, p in model.named_parameters():
+        p.register_post_accumulate_grad_hook(lambda p, name=name: order.append(name))
+    model(x).sum().backward()
+    return list(dict.fromkeys(order))
+"""
+
+_LEAKY_AT_ZERO = """class LeanLeakyReLU(Function):
+    @staticmethod
+    def forward(x, slope):
+        return torch.where(x >= 0, x, slope * x)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, slope = inputs
+        ctx.save_for_backward(x >= 0)
+        ctx.slope = slope
+
+    @staticmethod
+    def backward(ctx, grad_y):
+        (mask,) = ctx.saved_tensors
+        return torch.where(mask, grad_y, ctx.slope * grad_y), None
+"""
+
 WRONG = {
+    "ex09_functions": {
+        "k51-09-q2-mask-at-zero": {
+            "cause": "the mask x >= 0 where LeakyReLU's is x > 0: the value is the same everywhere, the derivative "
+            "differs only at x == 0 exactly (1 instead of the slope), which no input had",
+            "answers": {"q2_answer": _LEAKY_AT_ZERO},
+            "fails": {"q2_check": "your mask counts x == 0 with the positive side"},
+            "never": [],
+        },
+    },
+    "ex10_hooks": {
+        "k51-10-q2-handles-not-returned": {
+            "cause": "registers the clipping hooks but returns an empty list: the caller cannot remove them, and they "
+            "clip every later backward; only a later backward would show it",
+            "answers": {"q2_answer": _CLIP_LOST_HANDLES},
+            "fails": {"q2_check": "post-accumulate-grad hooks left on 0.weight"},
+            "never": [],
+        },
+        "k51-10-q3-handles-not-returned": {
+            "cause": "the fused SGD step's hooks registered and no handle returned: every later backward steps the "
+            "parameters again",
+            "answers": {"q3_answer": _FUSED_NO_HANDLES},
+            "fails": {"q3_check": "post-accumulate-grad hooks left on 0.weight"},
+            "never": [],
+        },
+    },
     "ex04_accumulation": {
         "k51-04-q2-weight-rounds-to-zero": {
             "cause": "weights each micro-batch's loss by micro_batch // n, an integer division that is 0: every "
@@ -149,10 +227,75 @@ WRONG = {
             "fails": {"q4_check": "Buckets closed only once they pass the cap"},
             "never": ["No 1 MiB first bucket"],
         },
+        "k51-14-q3-hooks-never-removed": {
+            "cause": "never removes its hooks, and returns a copy of the list: the later backward's names go to a list "
+            "nobody reads, so the count of names gained stays 0, but the hooks stay on every parameter",
+            "answers": {"q3_answer": _READY_ORDER_HOOKS_LEFT},
+            "fails": {"q3_check": "post-accumulate-grad hooks left on"},
+            "never": [],
+        },
     },
 }
 
 CORRECT = {
+    "ex09_functions": {
+        "k51-09-q2-mask-as-factor": {
+            "why": "saves x > 0 and multiplies grad_y by where(mask, 1, slope): the same derivative, 0 on the slope's "
+            "side",
+            "answers": {
+                "q2_answer": """class LeanLeakyReLU(Function):
+    @staticmethod
+    def forward(x, slope):
+        return torch.where(x > 0, x, x * slope)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0] > 0)
+        ctx.slope = inputs[1]
+
+    @staticmethod
+    def backward(ctx, grad_y):
+        (positive,) = ctx.saved_tensors
+        return grad_y * torch.where(positive, 1.0, ctx.slope), None
+"""
+            },
+        },
+    },
+    "ex10_hooks": {
+        "k51-10-q2-handles-in-a-loop": {
+            "why": "registers each clipping hook in a loop and returns every handle: the caller removes them all",
+            "answers": {
+                "q2_answer": """def attach_clip_hooks(model, clip):
+    def clip_grad(p):
+        p.grad.clamp_(-clip, clip)
+
+    handles = []
+    for p in model.parameters():
+        if p.requires_grad:
+            handles.append(p.register_post_accumulate_grad_hook(clip_grad))
+    return handles
+"""
+            },
+        },
+    },
+    "ex14_distributed": {
+        "k51-14-q3-removed-in-finally": {
+            "why": "removes its hooks in a finally block and returns a copy of the list: nothing left behind",
+            "answers": {
+                "q3_answer": """def grad_ready_order(model, x):
+    order, handles = [], []
+    try:
+        for name, p in model.named_parameters():
+            handles.append(p.register_post_accumulate_grad_hook(lambda p, name=name: order.append(name)))
+        model(x).sum().backward()
+    finally:
+        for handle in handles:
+            handle.remove()
+    return list(order)
+"""
+            },
+        },
+    },
     "ex11_mixed_precision": {
         "k51-11-clip-the-scaled-at-scaled-norm": {
             "why": "clips the scaled gradients at max_norm * scale, then lets scaler.step unscale: the same clip but "

@@ -35,6 +35,9 @@ THROUGH_GRADE = [
     ("ex12_higher_order", "k51-12-q5-xlogy-own-nan"),
     ("ex06_grad_modes", "k51-06-q4-gather-unsqueezed"),
     ("ex14_distributed", "k51-14-q2-closes-past-the-cap"),
+    ("ex09_functions", "k51-09-q2-mask-at-zero"),
+    ("ex10_hooks", "k51-10-q2-handles-not-returned"),
+    ("ex14_distributed", "k51-14-q3-hooks-never-removed"),
 ]
 
 

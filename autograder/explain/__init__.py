@@ -324,7 +324,7 @@ def explain(error, stack=None) -> Explanation:
         if kind == "inference_tensor" and "saved" not in details and _on_grad(error, text):
             details["inference_grad"] = True
         kind, details = training_kind(kind, details, text, where, error)
-        kind, details = returned_kind(kind, details, text, where, error)
+        kind, details = returned_kind(kind, details, text, where, error if stack is None else stack)
         kind, details = refine(kind, details, text, where, error)
         if kind == "unknown":
             guess = family_guess(where)

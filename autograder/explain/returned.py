@@ -16,6 +16,7 @@ from .context import _LIBRARY, Context
 from .frame import Seen, assignments, describe, seen
 from .graph_cut import code_only
 from .optimizers import empty_params, nonleaf, scheduler
+from .plain import none_not_grad, plain_unknown, softmax_dim, state_dict_groups, unexpected_keyword, vjp_outputs
 from .quoted import PASTE as _PASTE
 from .quoted import caret_segment as _caret_segment
 from .quoted import failing_quote as _failing_quote
@@ -66,7 +67,11 @@ def _pasted_frames(text: str) -> list[tuple[str, str]]:
 
 # ------------------------------------------------------------------------------------------------ a tuple
 def _unknown(d, message, look: Seen | None, where: Context, text, error):
-    return _tuple(d, message, look, where, text, error) or _none(d, message, look, where, text, error)
+    return (
+        _tuple(d, message, look, where, text, error)
+        or _none(d, message, look, where, text, error)
+        or plain_unknown(d, message, look, where, text, error)
+    )
 
 
 def _none(d, message, look: Seen | None, where: Context, text, error):
@@ -198,6 +203,13 @@ def _tuple_seen(d, m, look: Seen, error):
         first = made[0].strip().splitlines()[0][:120]
         shown += f" It was made by `{first}`: that call returns several values."
         fix = "Unpack what that call returns (a, b = ...) and use the tensor you need. " + _TUPLE_FIX
+    first = value[0] if value else None
+    if m["attr"] == "backward" and getattr(first, "numel", lambda: 1)() > 1:
+        fix += (
+            f" Then reduce it to one number before backward(): {name}[0] has {first.numel()} elements, so "
+            f"{name}[0].backward() would fail next (a scalar is needed): {name}[0].sum().backward(), or the "
+            "reduction you meant (.mean())."
+        )
     return "tuple_as_tensor", {**d, "name": name, "seen": shown, "fix": fix}
 
 
@@ -324,9 +336,14 @@ _RULES = {
     "optimizer_nonleaf": nonleaf,
     "modified_inplace": _inplace_pasted,
     "unknown": _unknown,
-    "grad_is_none": _none,  # an error on None, read as a .grad until refine sees no .grad on the line
+    # an error on None, read as a .grad until refine sees no .grad on the line
+    "grad_is_none": lambda *a: _none(*a) or none_not_grad(*a),
     "parameter_assigned_tensor": _parameter,
     "optimizer_empty_params": empty_params,
     "scheduler_initial_lr": scheduler,
     "integer_requires_grad": _integer,
+    "unexpected_keyword": unexpected_keyword,
+    "softmax_implicit_dim": softmax_dim,
+    "vjp_cotangent_structure": vjp_outputs,
+    "optimizer_state_dict_groups": state_dict_groups,
 }

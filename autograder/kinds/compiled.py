@@ -89,9 +89,11 @@ MORE: dict[str, Kind] = {
         "backward() or torch.autograd.grad is called inside the compiled function. Dynamo captures "
         "the forward (AOTAutograd traces its backward ahead of time); a backward call inside is a "
         "graph break (under fullgraph=True: this error).",
-        "Compile the forward and the loss only, and call loss.backward() outside the compiled "
-        "function: the backward is compiled anyway. To capture the backward pass itself, use "
-        "compiled autograd.",
+        "For backward(): compile the forward and the loss only, and call loss.backward() outside the "
+        "compiled function (the backward is compiled anyway). For torch.autograd.grad (a gradient penalty, "
+        "a second derivative): run that function without torch.compile; compiling only its forward and "
+        "calling torch.autograd.grad(..., create_graph=True) outside fails next (aot_autograd does not "
+        "support double backward).",
     ),
     "compile_no_cxx": Kind(
         "usage",

@@ -68,6 +68,11 @@ returned       what torch returns and accepts, and where the graph was cut (:mod
                ``tuple_as_tensor``, ``backward_on_none``, ``tensor_hook_returned_type``,
                ``parameter_assigned_tensor``, ``optimizer_empty_params``, ``scheduler_initial_lr``,
                ``optimizer_nonleaf_seen``, ``graph_cut`` (not built), ``nondifferentiable_requires_grad``
+plain          plain Python errors an autograd mistake causes and messages that name their problem
+               (:mod:`autograder.kinds.plain`), picked from the failing frames' objects:
+               ``unused_input_none_grad``, ``unexpected_keyword``, ``optimizer_state_missing``,
+               ``optimizer_step_closure``, ``optimizer_state_dict_groups``, ``vjp_cotangent_structure``,
+               ``softmax_implicit_dim`` (a warning)
 python layer   messages of torch's Python modules and warnings of the same chapters
                (:mod:`autograder.kinds.python_layer`, whose catalogue ``python_layer.tsv`` lists every raise and
                warn of those modules with its kind or the reason for none): ``clip_grad_nonfinite``,
@@ -105,6 +110,7 @@ from . import (
     higher_order,
     hooks,
     notebook,
+    plain,
     precision,
     python_layer,
     returned,
@@ -141,6 +147,7 @@ KINDS: dict[str, Kind] = {
     **distributed.MORE,
     **training.KINDS,
     **returned.KINDS,
+    **plain.KINDS,
     **python_layer.KINDS,
     **catalogued.KINDS,
     **told_apart.KINDS,

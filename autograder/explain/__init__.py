@@ -327,7 +327,7 @@ def explain(error, stack=None) -> Explanation:
         kind, details = returned_kind(kind, details, text, where, error if stack is None else stack)
         kind, details = refine(kind, details, text, where, error)
         if kind == "unknown":
-            guess = family_guess(where)
+            guess = family_guess(where, text, error)
             if guess is None:
                 return _explanation("unknown", UNKNOWN, {}, {}, text)
             explained = _explanation("family_guess", KINDS["family_guess"], guess, guess, text)

@@ -84,9 +84,10 @@ _FAMILIES = (
 )
 
 
-def family_guess(where: Context) -> dict | None:
-    """``{"module", "what", "look", "lesson"}`` for the part of torch that raised, or None (no torch frame, or
-    one no family fits). Read from the innermost frame in torch, then the frames above it."""
+def family_guess(where: Context, text: str = "", error=None) -> dict | None:
+    """``{"module", "what", "look", "lesson", "said"}`` for the part of torch that raised, or None (no torch frame,
+    or one no family fits). Read from the innermost frame in torch, then the frames above it. ``said`` quotes the
+    message's own key clause (from ``text``); advice the frames of ``error`` show already satisfied is left out."""
     frames = [line for line in where.calls.splitlines() if re.search(r"[/\\]torch[/\\]", line)]
     for frame in reversed(frames):
         for pattern, notebook, what, look in _FAMILIES:
@@ -95,7 +96,40 @@ def family_guess(where: Context) -> dict | None:
                 return {
                     "module": module.group(0).replace("\\", "/") if module else "torch",
                     "what": what,
-                    "look": look,
+                    "look": _satisfied(pattern, error) or look,
+                    "said": key_clause(text),
                     "lesson": notebook if isinstance(notebook, tuple) else (notebook, "Pitfalls"),
                 }
     return None
+
+
+def key_clause(text: str) -> str:
+    """The message's own words that name the problem: its last line without the exception's name, up to the first
+    sentence's end (at most 200 characters)."""
+    lines = [x.strip() for x in text.strip().splitlines() if x.strip() and not x.startswith((" ", "\t", "^"))]
+    last = re.sub(r"^[\w.]*(?:Error|Exception|Warning|Unsupported):\s*", "", lines[-1] if lines else "")
+    first = re.split(r"(?<=[a-z0-9)'\]])\.\s", last, maxsplit=1)[0].rstrip(".")
+    return first[:200] + ("..." if len(first) > 200 else "")
+
+
+def _satisfied(pattern: str, error) -> str:
+    """Where the frames show the family's first advice already holds, what they show instead ("" otherwise): an
+    optimizer whose every parameter group holds leaf tensors was given what it needs."""
+    import sys
+
+    if "optim[/\\\\]" not in pattern or "lr_scheduler" in pattern or "torch" not in sys.modules:
+        return ""
+    import torch
+
+    tb = getattr(error, "__traceback__", None)
+    while tb is not None:
+        opt = tb.tb_frame.f_locals.get("self")
+        if isinstance(opt, torch.optim.Optimizer):
+            params = [p for g in getattr(opt, "param_groups", []) for p in g.get("params", [])]
+            if params and all(isinstance(p, torch.Tensor) and p.is_leaf for p in params):
+                return (
+                    f"the optimizer holds {len(params)} leaf tensors in {len(opt.param_groups)} group(s), so what it "
+                    "was given is fine: the call or the argument PyTorch's words name is the place to look"
+                )
+        tb = tb.tb_next
+    return ""

@@ -179,7 +179,7 @@ KINDS: dict[str, Kind] = {
         "",
         ("notebooks/00_start.ipynb", "Contents"),
         "A guess, from where torch raised it ({module}): this message is not one the explainer knows; it comes "
-        "from {what}.",
+        "from {what}. PyTorch's own words name the problem: \u201c{said}\u201d.",
         "Where to look: {look}. Read PyTorch's message for the argument or the call it names.",
         types=(),
     ),

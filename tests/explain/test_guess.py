@@ -32,3 +32,24 @@ def test_no_torch_frame_no_guess():
     with pytest.raises(ZeroDivisionError) as info:
         _ = 1 / 0
     assert explain(info.value).kind == "unknown"
+
+
+def test_the_guess_quotes_the_messages_own_words():
+    """Does a guess quote the clause of PyTorch's message that names the problem, as an object and pasted?"""
+    with pytest.raises(ValueError) as info:
+        _checkpoint_options_that_clash()
+    for e in (explain(info.value), explain("".join(traceback.format_exception(info.value)))):
+        assert "\u201cdebug=True is incompatible with non-default context_fn\u201d" in e.cause, e.cause
+
+
+def test_the_guess_leaves_out_advice_the_frames_show_satisfied():
+    """Is an unknown optimizer error whose optimizer holds leaf parameters not told to check that it was given
+    leaves (not a module, not empty), while the same error pasted, where no optimizer is seen, still is?"""
+    model = torch.nn.Linear(2, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(KeyError) as info:
+        opt.load_state_dict({"state": {}})
+    e = explain(info.value)
+    assert e.kind == "family_guess" and "holds 2 leaf tensors in 1 group(s)" in e.fix and "not empty" not in e.fix
+    pasted = explain("".join(traceback.format_exception(info.value)))
+    assert pasted.kind == "family_guess" and "not empty" in pasted.fix

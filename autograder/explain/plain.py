@@ -66,9 +66,7 @@ def plain_unknown(d, message, look: Seen | None, where: Context, text, error):
 
 # ------------------------------------------------------------------------------------------------ a None
 def _use(m) -> str:
-    return (
-        f"it reads .{m['attr']}" if m["attr"] else f"the {m['op']} operator" if m["op"] else "it indexes it"
-    )
+    return f"it reads .{m['attr']}" if m["attr"] else f"the {m['op']} operator" if m["op"] else "it indexes it"
 
 
 _SKIP = (
@@ -213,8 +211,11 @@ def _state_key(d, message, look: Seen | None, where: Context, text, error):
             shown = (
                 f"Seen in the failing frames: {owner} has state for {len(params) - len(empty)} of its {len(params)} "
                 f"parameters; none for {which}"
-                + (", whose .grad is None: no step ever had a gradient for it." if all(p.grad is None for p in empty)
-                   else ".")
+                + (
+                    ", whose .grad is None: no step ever had a gradient for it."
+                    if all(p.grad is None for p in empty)
+                    else "."
+                )
             )
             return "optimizer_state_missing", {**d, "seen": shown, "fix": fix}
     return None
@@ -286,7 +287,7 @@ def _parameters(obj, message: str) -> list[str]:
     import inspect
 
     if "expected one of" in message:  # torch's C++ argument parser lists what each overload takes
-        return list(dict.fromkeys(re.findall(r"[\w.]+ (\w+)(?: = [^,)]+)?[,)]", message.split("expected one of", 1)[1])))
+        return _overloads(message)
     try:
         return [p for p in inspect.signature(obj).parameters if p not in ("self", "args", "kwargs")]
     except (TypeError, ValueError):
@@ -295,6 +296,11 @@ def _parameters(obj, message: str) -> list[str]:
     first = re.match(r"[\w.]+\((.*?)\)\s*(?:->|$)", doc.splitlines()[0]) if doc else None
     if first:
         return [n for n in re.findall(r"(\w+)\s*(?:=|,|$)", first[1]) if n not in ("self",)]
+    return _overloads(message)
+
+
+def _overloads(message: str) -> list[str]:
+    """The parameter names of the overloads torch's argument parser lists after "expected one of"."""
     return list(dict.fromkeys(re.findall(r"[\w.]+ (\w+)(?: = [^,)]+)?[,)]", message.split("expected one of", 1)[-1])))
 
 

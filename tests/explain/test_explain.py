@@ -362,12 +362,13 @@ def test_live_message_is_recognised(kind):
 def test_every_kind_is_tested_and_has_a_family():
     """Does the table hold exactly the kinds the course promises, each in its family?"""
     from autograder.kinds.catalogued import KINDS as CATALOGUED  # tested in test_catalogue.py
+    from autograder.kinds.plain import KINDS as PLAIN  # tested in test_plain.py
     from autograder.kinds.python_layer import KINDS as PYTHON_LAYER  # tested in tests/kinds/test_python_layer.py
     from autograder.kinds.returned import KINDS as RETURNED  # tested in test_returned.py
     from autograder.kinds.training import KINDS as TRAINING  # tested in test_training.py
 
     assert (
-        (set(KINDS) - set(CATALOGUED) - set(TRAINING) - set(PYTHON_LAYER) - set(RETURNED)) | {"unknown"}
+        (set(KINDS) - set(CATALOGUED) - set(TRAINING) - set(PYTHON_LAYER) - set(RETURNED) - set(PLAIN)) | {"unknown"}
         == set(FAMILY)
         == set(TINY)
     )

@@ -242,7 +242,7 @@ def test_a_grad_of_a_parameter_the_forward_never_used_is_named():
     ("call", "suggested"),
     [
         (lambda: torch.ones(2).to("cpu", **{"async": True}), "non_blocking="),
-        (lambda: torch.autograd.grad(torch.ones(1, requires_grad=True).sum(), [], retain_variables=True), "retain_graph="),
+        (lambda: torch.autograd.grad(torch.ones(1, requires_grad=True).sum(), [], retain_variables=1), "retain_graph="),
         (lambda: torch.tensor([1.0], volatile=True), "torch.no_grad()"),
     ],
 )

@@ -119,6 +119,18 @@ WRONG = {
         },
     },
     "ex04_accumulation": {
+        "k51-04-q3-micro-batch-past-the-batch": {
+            "cause": "the accumulation peak as micro_batch samples, where a micro-batch larger than the batch holds "
+            "only n: right for every micro_batch <= n, wrong past that boundary, which no test had",
+            "answers": {
+                "q3_answer": """def accumulation_bytes(n, micro_batch, d, h):
+    per_sample = 4 * (d + h + 2)
+    return {"full batch peak": n * per_sample, "accumulation peak": micro_batch * per_sample}
+"""
+            },
+            "fails": {"q3_check": "the saved tensors of samples the batch does not have"},
+            "never": ["Tanh output counted twice"],
+        },
         "k51-04-q2-weight-rounds-to-zero": {
             "cause": "weights each micro-batch's loss by micro_batch // n, an integer division that is 0: every "
             "backward runs on a loss of 0, so every gradient is 0; the run shows it (what backward() ran on)",

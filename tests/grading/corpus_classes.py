@@ -119,6 +119,18 @@ WRONG = {
         },
     },
     "ex04_accumulation": {
+        "k51-04-q3-micro-batch-past-the-batch": {
+            "cause": "the accumulation peak as micro_batch samples, where a micro-batch larger than the batch holds "
+            "only n: right for every micro_batch <= n, wrong past that boundary, which no test had",
+            "answers": {
+                "q3_answer": """def accumulation_bytes(n, micro_batch, d, h):
+    per_sample = 4 * (d + h + 2)
+    return {"full batch peak": n * per_sample, "accumulation peak": micro_batch * per_sample}
+"""
+            },
+            "fails": {"q3_check": "the saved tensors of samples the batch does not have"},
+            "never": ["Tanh output counted twice"],
+        },
         "k51-04-q2-weight-rounds-to-zero": {
             "cause": "weights each micro-batch's loss by micro_batch // n, an integer division that is 0: every "
             "backward runs on a loss of 0, so every gradient is 0; the run shows it (what backward() ran on)",
@@ -136,6 +148,19 @@ WRONG = {
         },
     },
     "ex06_grad_modes": {
+        "k51-06-q5-grad-mode-left-off": {
+            "cause": "torch.set_grad_enabled(False) as a call, not a with block: the update is right, but grad mode "
+            "stays off after soft_update returns, so the caller's next training step records no graph",
+            "answers": {
+                "q5_answer": """def soft_update(target, online, tau):
+    torch.set_grad_enabled(False)
+    for p_target, p_online in zip(target.parameters(), online.parameters()):
+        p_target.mul_(1 - tau).add_(p_online, alpha=tau)
+"""
+            },
+            "fails": {"q5_check": "grad mode left off"},
+            "never": [],
+        },
         "k51-06-q5-weights-swapped": {
             "cause": "keeps tau of the target and takes 1 - tau of online: the message gives the weights the values "
             "have and those expected",
@@ -165,6 +190,27 @@ WRONG = {
         },
     },
     "ex07_memory": {
+        "k51-07-q2-left-in-eval-mode": {
+            "cause": "switches the model to eval mode to validate and never back: every number logged is right (no "
+            "dropout here), but the caller's next epoch trains in eval mode",
+            "answers": {
+                "q2_answer": """def train_and_log(model, opt, batches, val_x, val_y):
+    log = []
+    for x, y in batches:
+        loss = F.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        model.eval()
+        with torch.no_grad():
+            val_loss = F.mse_loss(model(val_x), val_y)
+        log.append((loss.item(), val_loss.item()))
+    return log
+"""
+            },
+            "fails": {"q2_check": "model left in eval mode"},
+            "never": [],
+        },
         "k51-07-q2-validation-before-step": {
             "cause": "the validation loss is taken before opt.step(), so each is the previous step's: the logged "
             "validation losses are the expected ones one step late, which the message says as an observation",
@@ -238,6 +284,42 @@ WRONG = {
 }
 
 CORRECT = {
+    "ex06_grad_modes": {
+        "k51-06-q5-grad-mode-restored": {
+            "why": "turns grad mode off by a call and back to what it was before returning",
+            "answers": {
+                "q5_answer": """def soft_update(target, online, tau):
+    was = torch.is_grad_enabled()
+    torch.set_grad_enabled(False)
+    for p_target, p_online in zip(target.parameters(), online.parameters()):
+        p_target.copy_((1 - tau) * p_target + tau * p_online)
+    torch.set_grad_enabled(was)
+"""
+            },
+        },
+    },
+    "ex07_memory": {
+        "k51-07-q2-eval-then-train": {
+            "why": "validates in eval mode and puts the model back in train mode before the next batch",
+            "answers": {
+                "q2_answer": """def train_and_log(model, opt, batches, val_x, val_y):
+    log = []
+    for x, y in batches:
+        model.train()
+        loss = F.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        model.eval()
+        with torch.no_grad():
+            val_loss = F.mse_loss(model(val_x), val_y)
+        model.train()
+        log.append((loss.item(), val_loss.item()))
+    return log
+"""
+            },
+        },
+    },
     "ex09_functions": {
         "k51-09-q2-mask-as-factor": {
             "why": "saves x > 0 and multiplies grad_y by where(mask, 1, slope): the same derivative, 0 on the slope's "

@@ -38,6 +38,7 @@ THROUGH_GRADE = [
     ("ex09_functions", "k51-09-q2-mask-at-zero"),
     ("ex10_hooks", "k51-10-q2-handles-not-returned"),
     ("ex14_distributed", "k51-14-q3-hooks-never-removed"),
+    ("ex06_grad_modes", "k51-06-q5-grad-mode-left-off"),
 ]
 
 

@@ -140,6 +140,16 @@ def grad_is_none_evidence(what: str, frame) -> dict:
             "try_this": f"Read or reset {name}.grad only after backward(): move the line below {later} (zero it "
             f"after the update, or set {name}.grad = None there), or guard it: `if {name}.grad is not None`.",
         }
+    siblings = _siblings_filled(tensor, frame)
+    if siblings:
+        return {
+            "why": f"{name}{called} is a leaf that requires grad (checked on {name} itself), and a backward() did run: "
+            f"{siblings}. So the loss does not depend on it: a module or parameter the forward never used, or its "
+            "values copied out of the graph (detach(), .item(), torch.tensor([...]), no_grad).",
+            "try_this": f"If {name} should train, use it in forward (keep the graph: no detach(), torch.stack not "
+            f"torch.tensor); if it is meant to stay out, skip it: `if {name}.grad is None: continue` (as optimizers "
+            "do), or delete the unused module.",
+        }
     return {
         "why": f"{name}{called} is a leaf that requires grad (checked on {name} itself), so either no backward() "
         "reached it yet (not run, or zero_grad(set_to_none=True) ran since), or the loss does not depend on "
@@ -255,3 +265,28 @@ def _reaches(fn, tensor, most: int = 20000) -> bool:
             return True
         todo.extend(n for n, _ in getattr(node, "next_functions", ()))
     return len(seen) >= most  # too large to tell: claim nothing
+
+
+def _siblings_filled(tensor, frame) -> str:
+    """Where a module bound in ``frame`` (or a few frames above) holds ``tensor`` and backward filled the .grad of
+    some of its other parameters: which have a .grad and which do not ("" otherwise)."""
+    import torch
+
+    for _ in range(4):
+        if frame is None:
+            break
+        for owner, value in {**frame.f_globals, **frame.f_locals}.items():
+            if not isinstance(value, torch.nn.Module) or owner.startswith("_"):
+                continue
+            named = list(value.named_parameters())
+            if not any(p is tensor for _, p in named):
+                continue
+            filled = [n for n, p in named if p.grad is not None]
+            empty = [f"{owner}.{n}" for n, p in named if p.requires_grad and p.grad is None]
+            if filled:
+                return (
+                    f"{len(filled)} parameters of {owner} have a .grad, while {', '.join(empty[:6])} "
+                    f"{'has' if len(empty) == 1 else 'have'} none"
+                )
+        frame = frame.f_back
+    return ""

@@ -159,3 +159,28 @@ def test_a_loss_rebuilt_by_torch_tensor_names_the_cut():
     assert "the graph was cut there: `torch.tensor(" in explain(info.value).cause
     torch.stack(losses).sum().backward()
     torch.testing.assert_close(w.grad, torch.full((2,), 3.0))
+
+
+def _update_all(skip: bool):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(2, 1), nn.Linear(2, 1))  # model[1] is never called
+    model[0](torch.ones(1, 2)).sum().backward()  # no loss bound to a name: only the parameters tell
+    before = [p.detach().clone() for p in model.parameters()]
+    for p in model.parameters():
+        if skip and p.grad is None:
+            continue
+        p.data -= 0.1 * p.grad
+    return model, before
+
+
+def test_a_none_grad_beside_filled_ones_is_a_parameter_the_loss_does_not_use():
+    """Where no loss is bound but backward filled the .grad of the module's other parameters, is the None .grad told as
+    a parameter the loss does not depend on (named, not the two-way guess), and does skipping it train the rest?"""
+    with pytest.raises(TypeError) as info:
+        _update_all(skip=False)
+    e = explain(info.value)
+    assert "a backward() did run" in e.cause and "model.1.weight, model.1.bias have none" in e.cause
+    assert "either" not in e.cause and "if p.grad is None: continue" in e.fix
+    model, before = _update_all(skip=True)
+    torch.testing.assert_close(model[0].bias.detach(), before[1] - 0.1)  # d/db of sum(Wx + b) = 1
+    assert torch.equal(model[1].weight.detach(), before[2])

@@ -275,6 +275,20 @@ def _torch_callable(function: str, look: Seen | None):
     return None
 
 
+def _own_callee(function: str, look: Seen | None) -> bool:
+    """Is the function the failing line calls by that name one of the learner's (bound in the frame, not torch's)?"""
+    from .grad_none import _resolve
+
+    if look is None or look.frame is None:
+        return False
+    last = function.split(".")[-1]
+    for callee in re.findall(rf"([A-Za-z_][\w.]*\b{re.escape(last)})\s*\(", look.line):
+        obj = _resolve(callee, look.frame)
+        if obj is not None and callable(obj) and not _is_torch(obj):
+            return True
+    return False
+
+
 def _is_torch(obj) -> bool:
     return str(getattr(obj, "__module__", "") or "").startswith("torch") or "Tensor" in str(
         getattr(obj, "__qualname__", "")
@@ -388,7 +402,7 @@ def unexpected_keyword(d, message, look: Seen | None, where: Context, text, erro
     function = d.get("function") or d.get("function2") or "?"
     arg = d.get("arg") or d.get("arg2") or "?"
     obj = _torch_callable(function, look)
-    if obj is None and "expected one of" not in text:
+    if (obj is None and "expected one of" not in text) or _own_callee(function, look):
         return "unknown", {}
     params = _parameters(obj, text)
     params = [p for p in params if p != arg]

@@ -28,8 +28,10 @@ KINDS: dict[str, Kind] = {
     ),
     "unexpected_keyword": Kind(
         "usage",
-        r"(?P<function>[\w.]+)\(\) got an unexpected keyword argument '(?P<arg>\w+)'"
-        r"|(?P<function2>\w+)\(\) received an invalid combination of arguments - got \([^)]*?\b(?P<arg2>\w+)=",
+        # A name starts only where no name character precedes it: otherwise a long run of them
+        # is tried from every position (quadratic; tests/compare/test_causes.py's hostile texts).
+        r"(?<![\w.])(?P<function>[\w.]+)\(\) got an unexpected keyword argument '(?P<arg>\w+)'"
+        r"|(?<!\w)(?P<function2>\w+)\(\) received an invalid combination of arguments - got \([^)]*?\b(?P<arg2>\w+)=",
         _N1,
         "{function}() has no parameter named {arg}. {seen}",
         "{fix}",

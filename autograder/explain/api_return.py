@@ -144,7 +144,7 @@ def _api_details(d, m, name, obj, made, api, recv, live, none, shown=""):
     if not shown:
         where_seen = "Seen in the failing frame" if live else "Read from the pasted traceback's file"
         what = f"is {show(obj)}" if live else ""
-        shown = f"{where_seen}: {name} {what + ', ' if what else ''}made by `{made}`."
+        shown = f"{where_seen}: {name} {what + ', ' if what else 'was '}made by `{made}`."
     generator = (
         f"Make a list once if you need len() or [i]: params = list({recv}.{api}()); to pick parameters by name, "
         f"iterate {recv}.named_parameters() (name, p pairs) or read dict({recv}.named_parameters())['0.weight']."
@@ -353,12 +353,32 @@ def _closure_none(d, message, look: Seen | None, where: Context, text, error):
             return None
         seen = f"Seen in the failing frame: {name} (passed to {step[1]}.step) has no `return` of a value."
     else:
-        defined = re.search(rf"def {name}\(.*?(?=\ndef |\Z)", source or "", re.S)
-        if defined and re.search(r"\breturn\s+\S", defined[0]):
+        defined = _defined(source, name)
+        if defined:
             return None
         seen = (
             f"Read from the pasted traceback's file: {name} has no `return` of a value."
-            if defined
-            else f"{_PASTE}{step[1]}.step({name}) was given a closure, and the optimizer read None from it."
+            if defined is not None
+            else f"{_PASTE}{step[1]}.step({name}) was given a closure, and the optimizer read None from its call."
         )
     return "closure_returns_none", {**d, "name": name, "optimizer": step[1], "seen": seen}
+
+
+def _defined(source: str | None, name: str) -> bool | None:
+    """Does the function ``name`` defined in ``source`` return a value (None when it is not found or not read)?"""
+    try:
+        tree = ast.parse(source or "")
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            nested = {
+                id(n)
+                for f in ast.walk(node)
+                if f is not node and isinstance(f, ast.FunctionDef | ast.Lambda)
+                for n in ast.walk(f)
+            }
+            return any(
+                isinstance(n, ast.Return) and n.value is not None and id(n) not in nested for n in ast.walk(node)
+            )
+    return None

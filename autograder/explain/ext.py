@@ -4,7 +4,8 @@ Loading installs two hooks, and ``%unload_ext autograder`` puts back what was th
 
 * a custom exception handler for every exception type a known kind comes as
   (``explain_kinds.EXCEPTION_TYPES``: RuntimeError, TypeError, ValueError, AssertionError,
-  NotImplementedError, NameError, ...; ``InteractiveShell.set_custom_exc``) that first
+  NotImplementedError, NameError, ...) and every other builtin exception but syntax errors and
+  warnings (``InteractiveShell.set_custom_exc``) that first
   shows the usual traceback (``showtraceback``), then the explanation when ``explain`` knows it;
 * a wrapper around ``warnings.showwarning`` that shows the warning as before, then its explanation.
 
@@ -137,6 +138,21 @@ def _quiet_load_ext(ip):
     return original, load_ext
 
 
+def _routed() -> tuple:
+    """The exception types the handler takes: those the kinds come as, and every other builtin exception but syntax
+    errors (a family guess or a plain-Python kind, a StopIteration from next(model.parameters()), is shown too)."""
+    named = {getattr(builtins, name) for name in EXCEPTION_TYPES}
+    others = {
+        t
+        for t in vars(builtins).values()
+        if isinstance(t, type)
+        and issubclass(t, Exception)
+        and t is not Exception
+        and not issubclass(t, SyntaxError | Warning)
+    }
+    return tuple(sorted(named | others, key=lambda t: t.__name__))
+
+
 def load_ipython_extension(ip) -> None:
     """Install both hooks on the shell ``ip`` (loading twice is harmless, and silent)."""
     if _state["on"]:
@@ -149,7 +165,7 @@ def load_ipython_extension(ip) -> None:
     # and GradScaler on float16 parameters are ValueErrors, GradScaler's order AssertionErrors, a
     # custom Function's signature TypeErrors). Not (Exception,): IPython would then also route
     # syntax errors of a cell through the handler, and show them with its own frames.
-    ip.set_custom_exc(tuple(getattr(builtins, name) for name in EXCEPTION_TYPES), _show_error)
+    ip.set_custom_exc(_routed(), _show_error)
     warnings.showwarning = _showwarning
 
 

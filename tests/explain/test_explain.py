@@ -2215,3 +2215,17 @@ def test_every_kind_comes_as_a_type_the_extension_explains():
         if kind not in WARNING_KINDS and kind != "unknown":
             error = raised(program)
             assert isinstance(error, routed) or isinstance(error, Warning), (kind, type(error))
+
+
+def test_the_extension_routes_every_builtin_error_but_syntax_errors():
+    """Does the notebook extension take every builtin exception type (so a family guess or a plain-Python kind on a
+    StopIteration or ZeroDivisionError is shown as the object route gives it), and leave syntax errors to IPython?"""
+    import builtins
+
+    from autograder.explain.ext import _routed
+    from autograder.kinds.table import EXCEPTION_TYPES
+
+    routed = _routed()
+    assert {getattr(builtins, name) for name in EXCEPTION_TYPES} <= set(routed)
+    assert StopIteration in routed and ZeroDivisionError in routed
+    assert not any(issubclass(t, SyntaxError) or t is Exception for t in routed)

@@ -116,6 +116,7 @@ def grad_is_none_evidence(what: str, frame) -> dict:
         return {
             "reset": reset,
             "name": name,
+            "checked": f"; {name} is a leaf that requires grad, and one of its parameters (checked on {name} itself)",
             "try_this": f"Let zero_grad() do the reset (a manual {name}.grad.zero_() after it is not needed); read "
             f"or log a gradient after backward() and before zero_grad(), or guard the read with `if {name}.grad "
             "is not None`. Pass set_to_none=False only where your code needs tensors of zeros.",

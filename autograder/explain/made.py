@@ -127,3 +127,33 @@ def loop_around(source: str | None, lineno: int, call: str) -> tuple[str, bool, 
     header = source.splitlines()[found.lineno - 1].strip()
     body = "\n".join(ast.get_source_segment(source, s) or "" for s in found.body)
     return header[:120], re.search(rf"\.{re.escape(call)}\(", body) is not None, body
+
+
+def pasted_reset(what: str, where: Context, text: str) -> dict:
+    """For a paste whose failing line reads ``X.grad`` as None: the ``zero_grad()`` call its traceback's file runs
+    after the function's last ``backward()`` and above the failing line (same block order), as grad_is_none's
+    grad_reset's ``reset``, ``checked`` and ``try_this``; {} when the file cannot be read or shows none."""
+    source, lineno, _, _ = code_at(None, where, text)
+    if not source:
+        return {}
+    lines = source.splitlines()[: lineno - 1]
+    start = max((i for i, x in enumerate(lines) if re.match(r"\s*(?:async\s+)?def ", x)), default=-1) + 1
+    found = None
+    for number, line in enumerate(lines[start:], start + 1):
+        code = line.split("#")[0]
+        if re.search(r"\.backward\(|autograd\.grad\(", code):
+            found = None
+        call = re.search(r"[A-Za-z_][\w.]*\.zero_grad\(([^)]*)\)", code)
+        if call and "set_to_none=False" not in call[1].replace(" ", ""):
+            found = (number, call[0])
+    if found is None:
+        return {}
+    name = what.removesuffix(".grad")
+    return {
+        "reset": found[1],
+        "name": name,
+        "checked": f" (line {found[0]} of the traceback's file; a paste does not show whether {name} is among its "
+        "parameters)",
+        "try_this": f"Read or log {what} after backward() and before zero_grad() (or guard it: `if {what} is not "
+        "None`); pass set_to_none=False only where your code needs tensors of zeros.",
+    }

@@ -29,7 +29,7 @@ from ..lessons import COURSE_ROOT
 from .context import _LIBRARY, Context
 from .frame import seen
 from .grad_none import failing_frame, grad_is_none_evidence
-from .made import code_at, loop_around
+from .made import code_at, loop_around, pasted_reset
 from .not_built import not_built_cause
 
 __all__ = ["refine", "setup_names", "check_helper_names"]
@@ -135,6 +135,7 @@ def _refine(kind, d, text, where, error):
             return "unknown", {}
         what = read.group(0).lstrip("[")  # [p.grad for p in ...]: the name, not the comprehension's bracket
         evidence = grad_is_none_evidence(what, failing_frame(error))
+        evidence = {**evidence, **(pasted_reset(what, where, text) if where.pasted else {})}
         told = "grad_reset" if "reset" in evidence else "grad_none_nonleaf" if "nonleaf" in evidence else kind
         return told, {**d, "what": what, **evidence}
     elif kind == "name_not_defined":

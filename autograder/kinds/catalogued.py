@@ -248,8 +248,8 @@ KINDS["grad_reset"] = Kind(
     "usage",
     "",
     (_N[4], "Resetting"),
-    "The failing line reads {what}, and it is None. {name} is a leaf that requires grad, and `{reset}` ran before "
-    "this line with no backward() after it; {name} is one of its parameters. zero_grad() sets .grad to None "
+    "The failing line reads {what}, and it is None. `{reset}` ran before this line with no backward() after "
+    "it{checked}. zero_grad() sets .grad to None "
     "(set_to_none=True, the default since PyTorch 2.0): there is no gradient tensor to zero or read until the next "
     "backward().",
     "{try_this}",

@@ -313,6 +313,20 @@ def test_a_grad_reset_by_zero_grad_is_not_called_a_graph_never_built():
     assert elsewhere.kind == "grad_is_none" and "zero_grad()` ran" not in elsewhere.cause
 
 
+def test_a_pasted_grad_reset_names_the_zero_grad_of_its_file_and_hedges():
+    """Is a pasted traceback of a .grad read after zero_grad() explained as the reset, naming the zero_grad call read
+    from the traceback's file, and saying it cannot check the tensor is among its parameters; and where a backward
+    ran after the reset, is it not?"""
+    import traceback
+
+    text = "".join(traceback.format_exception(_grad_of(_optimizer_reset_then_read)))
+    e = explain(text)
+    assert e.kind == "grad_reset" and "`opt.zero_grad()` ran before this line" in e.cause
+    assert "a paste does not show whether" in e.cause and "checked on" not in e.cause
+    after = explain("".join(traceback.format_exception(_grad_of(_reset_then_backward_then_unused))))
+    assert after.kind == "grad_is_none"
+
+
 @pytest.mark.parametrize("kind", list(catalogued.KINDS))
 def test_each_catalogued_kind_links_a_section_not_the_chapter_title(kind):
     """Does each kind named from the catalogue link a numbered section (or the Pitfalls) of its lesson?"""

@@ -195,6 +195,8 @@ def unpack_line(d, line: str, look: Seen | None, live: bool, source, shown: str 
         "state_dict": "a dict: iterating it gives the names (strings) alone, and unpacking a name splits its letters",
         "param_groups": "a list of dicts: iterating a dict gives its keys ('params', 'lr', ...)",
     }.get(api, "(name, value) pairs: two values each")
+    if re.search(r"\benumerate\(", line):
+        items = f"(index, item) pairs through enumerate: two values each, the item being what {api}() yields"
     seen = ""
     if live:
         owner = value_of(recv, look.frame)
@@ -382,3 +384,32 @@ def _defined(source: str | None, name: str) -> bool | None:
                 isinstance(n, ast.Return) and n.value is not None and id(n) not in nested for n in ast.walk(node)
             )
     return None
+
+
+# ------------------------------------------------------------------------------- .item() of several values
+def item_of_many(d, message, look: Seen | None, where: Context, text, error):
+    """Which tensor ``.item()``/``float()`` was given, its shape and the statement that made it (a per-sample loss
+    made with reduction='none'). Always returns the kind with its fields filled."""
+    source, lineno, line, live = code_at(look, where, text)
+    call = re.search(r"([A-Za-z_][\w.]*)\.item\(\)|\b(float|int|bool)\(\s*([A-Za-z_][\w.]*)\s*\)", line)
+    name = (call[1] or call[3]) if call else ""
+    d = {**d, "call": f"{name}.item()" if call and call[1] else f"{call[2]}({name})" if call else ".item()"}
+    d["many"] = f"; this one has {d['n']}" if d.get("n") else ""
+    seen = ""
+    if name and live:
+        obj = value_of(name, look.frame)
+        seen = f"Seen in the failing frame: {name} is {show(obj)}."
+    made = made_by(source, lineno, name.split(".")[0]) if name and "." not in name else None
+    if made:
+        seen += f" It was made by `{made[0]}`" + (
+            ": reduction='none' gives one loss per sample." if re.search(r"reduction\s*=\s*.none.", made[0]) else "."
+        )
+    elif not live:
+        seen = f"{_PASTE}the failing line is `{line[:120]}`; the tensor's shape is not in it." if line else ""
+    x = name or "t"
+    d["seen"] = seen.strip()
+    d["fix"] = (
+        f"Reduce it to the one number you mean first: {x}.mean().item() (the batch's average, what reduction='mean' "
+        f"gives) or {x}.sum().item(); to log every value, {x}.tolist(); and backward() a reduced loss too."
+    )
+    return "item_of_many", d

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .api_return import api_unknown
+from .api_return import api_unknown, item_of_many
 from .context import _LIBRARY, Context
 from .frame import Seen, assignments, describe, seen
 from .graph_cut import code_only
@@ -349,6 +349,7 @@ _RULES = {
     "modified_inplace": _inplace_pasted,
     "unknown": _unknown,
     "clip_grad_nonfinite": nonfinite,
+    "item_of_many": item_of_many,
     # a handle read as a forward hook's return only where the frame does not show it assigned from register_*
     "forward_hook_returned_value": api_unknown,
     # an error on None, read as a .grad until refine sees no .grad on the line

@@ -65,6 +65,15 @@ KINDS: dict[str, Kind] = {
         "Read it without parentheses: {usage}.",
         types=("TypeError",),
     ),
+    "item_of_many": Kind(
+        "usage",
+        r"a Tensor with (?P<n>\d+) elements cannot be converted to Scalar"
+        r"|only one element tensors can be converted to Python scalars",
+        _N1,
+        "{call} gives one Python number, so it needs a tensor of one element{many}. {seen}",
+        "{fix}",
+        types=("RuntimeError", "ValueError"),
+    ),
     "closure_returns_none": Kind(
         "usage",
         "",

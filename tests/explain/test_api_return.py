@@ -158,6 +158,19 @@ def closure_returns_none_fixed():
     return w.detach(), target  # a quadratic: L-BFGS reaches its minimum
 
 
+def item_of_many():
+    model, x = _net()
+    losses = nn.functional.mse_loss(model(x), torch.zeros(4, 1), reduction="none")
+    return losses.item()
+
+
+def item_of_many_fixed():
+    model, x = _net()
+    losses = nn.functional.mse_loss(model(x), torch.zeros(4, 1), reduction="none")
+    logged = losses.mean().item()
+    return torch.tensor(logged), nn.functional.mse_loss(model(x), torch.zeros(4, 1)).detach()
+
+
 CASES = {kind: (globals()[kind], globals()[f"{kind}_fixed"]) for kind in API_RETURN}
 
 
@@ -245,6 +258,23 @@ def _own_loss_no_return():
     return loss.item()
 
 
+def _enumerate_three_names():
+    model, _ = _net()
+    return [(i, name) for i, name, _ in enumerate(model.named_parameters())]
+
+
+def _zero_grad_then_step():
+    model, _ = _net()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    opt.zero_grad().step()
+
+
+def _float_of_a_batch():
+    model, x = _net()
+    per_row = model(x).squeeze(1)
+    return float(per_row)
+
+
 @pytest.mark.parametrize(
     ("broken", "kind", "words"),
     [
@@ -255,6 +285,9 @@ def _own_loss_no_return():
         (_loop_over_method, "method_not_called", "model.parameters is the bound method"),
         (_item_not_called, "method_not_called", "(w * step).sum().item with no parentheses"),
         (_own_loss_no_return, "api_returned_none", "compute has no `return`"),
+        (_enumerate_three_names, "iterated_items_unpacked", "through enumerate"),
+        (_zero_grad_then_step, "api_returned_none", "zero_grad() returns None"),
+        (_float_of_a_batch, "item_of_many", "per_row is a tensor of shape [4]"),
     ],
 )
 def test_other_apis_and_loop_shapes_are_read_the_same_way(broken, kind, words):

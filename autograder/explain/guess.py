@@ -84,6 +84,15 @@ _FAMILIES = (
 )
 
 
+# an optimizer's step() on the stack (a live frame's "file:step", a paste's "file", line N, in step): its own advice
+_STEP = re.compile(r"torch[/\\]optim[/\\]\w+\.py(?::|\", line \d+, in )step\b")
+_STEP_GUESS = (
+    "an optimizer's step() (the closure it was given, or the gradients it reads)",
+    "if step() was given a closure (L-BFGS), check that the closure recomputes the loss, calls backward() and "
+    "returns the loss; without one, check that backward() ran before step(), so that each parameter's .grad is set",
+)
+
+
 def family_guess(where: Context, text: str = "", error=None) -> dict | None:
     """``{"module", "what", "look", "lesson", "said"}`` for the part of torch that raised, or None (no torch frame,
     or one no family fits). Read from the innermost frame in torch, then the frames above it. ``said`` quotes the
@@ -93,10 +102,12 @@ def family_guess(where: Context, text: str = "", error=None) -> dict | None:
         for pattern, notebook, what, look in _FAMILIES:
             if re.search(pattern, frame):
                 module = re.search(r"torch[/\\][\w/\\.]+?\.py", frame)
+                step = look.startswith("check what it was given") and any(map(_STEP.search, frames))
+                what, look = _STEP_GUESS if step else (what, _satisfied(pattern, error) or look)
                 return {
                     "module": module.group(0).replace("\\", "/") if module else "torch",
                     "what": what,
-                    "look": _satisfied(pattern, error) or look,
+                    "look": look,
                     "said": key_clause(text),
                     "lesson": notebook if isinstance(notebook, tuple) else (notebook, "Pitfalls"),
                 }

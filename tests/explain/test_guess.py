@@ -53,3 +53,31 @@ def test_the_guess_leaves_out_advice_the_frames_show_satisfied():
     assert e.kind == "family_guess" and "holds 2 leaf tensors in 1 group(s)" in e.fix and "not empty" not in e.fix
     pasted = explain("".join(traceback.format_exception(info.value)))
     assert pasted.kind == "family_guess" and "not empty" in pasted.fix
+
+
+def test_an_unknown_error_inside_step_points_at_the_closure_not_at_what_the_optimizer_was_given():
+    """Is an unknown error raised inside an optimizer's step() (an L-BFGS closure returning a list) guessed with
+    step()'s own advice (what the closure returns), not with the constructor's (a module, a used-up generator), as an
+    object and pasted; and does the closure that returns the loss run and reach the minimum?"""
+    w = torch.zeros(2, requires_grad=True)
+    opt = torch.optim.LBFGS([w])
+
+    def closure():
+        opt.zero_grad()
+        loss = ((w - 1) ** 2).sum()
+        loss.backward()
+        return [loss]
+
+    with pytest.raises(TypeError) as info:
+        opt.step(closure)
+    for e in (explain(info.value), explain("".join(traceback.format_exception(info.value)))):
+        assert e.kind == "family_guess" and "returns the loss" in e.fix and "generator" not in e.fix, e.fix
+
+    def fixed():
+        opt.zero_grad()
+        loss = ((w - 1) ** 2).sum()
+        loss.backward()
+        return loss
+
+    opt.step(fixed)
+    torch.testing.assert_close(w.detach(), torch.ones(2))

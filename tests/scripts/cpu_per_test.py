@@ -4,7 +4,9 @@
 
 One JSON line per test (every xdist worker appends to the same file): ``nodeid``, ``wall`` (seconds
 from set-up to teardown), ``cpu`` (CPU seconds of the worker and of the child processes it reaped in
-that time: kernels, sandboxes, servers), ``worker``.
+that time: kernels, sandboxes, servers), ``tree`` (CPU seconds of the worker and every process
+under it, alive or reaped: a browser, a server or a kernel that a fixture keeps alive across tests is
+counted in the test during which it spent them), ``worker``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,32 @@ import pytest
 from tests.measure import children_cpu_seconds
 
 
+def _tree_cpu() -> float:
+    """CPU seconds of this process and all its descendants, alive (their own time and their reaped
+    children's) or ended and waited for within the tree, from /proc (Linux); 0.0 elsewhere."""
+    parent_of, ticks = {}, {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue  # ended while we read
+        pid = int(entry.name)
+        parent_of[pid] = int(fields[1])
+        ticks[pid] = sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+    children: dict[int, list[int]] = {}
+    for pid, parent in parent_of.items():
+        children.setdefault(parent, []).append(pid)
+    total, todo = 0, [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        total += ticks.get(pid, 0)
+        todo.extend(children.get(pid, ()))
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def _cpu() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     return own.ru_utime + own.ru_stime + children_cpu_seconds()
@@ -27,13 +55,14 @@ def _cpu() -> float:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     path = os.environ.get("COURSE_CPU_LOG")
-    wall, cpu = time.monotonic(), _cpu()
+    wall, cpu, tree = time.monotonic(), _cpu(), _tree_cpu()
     yield
     if path:
         line = {
             "nodeid": item.nodeid,
             "wall": round(time.monotonic() - wall, 3),
             "cpu": round(_cpu() - cpu, 3),
+            "tree": round(_tree_cpu() - tree, 3),
             "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
         }
         with open(path, "a", encoding="utf-8") as f:

@@ -521,7 +521,9 @@ def test_the_contrast_check_reading_one_element_per_style_still_finds_each_low_c
         f'<pre style="color:#222;background:#fff">{good}<span style="color:#ccc">pale</span>{good}</pre>'
         f'<div style="background:#111"><pre>{dark}</pre></div>'
     )
-    html_page = f'<!doctype html><html lang="en"><head><title>t</title><style>.k{{color:#005}}.n{{color:#333}}</style></head><body><main>{body}</main></body></html>'
+    styles = "<style>.k{color:#005}.n{color:#333}</style>"
+    head = f"<head><title>t</title>{styles}</head>"
+    html_page = f'<!doctype html><html lang="en">{head}<body><main>{body}</main></body></html>'
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:

@@ -98,7 +98,11 @@ def _values(kind: str, d: dict, text: str) -> dict:
                 what="You modified in place a view (a tensor sharing memory with another) "
                 "that was made in no_grad mode, with grad mode on.",
                 why="Autograd cannot tell whether that change should be recorded.",
-                mode_fix=" Or do both the view and the change inside the no_grad block, or both outside.",
+                fix="Make the view with grad mode on: take the slice (or split) outside the no_grad block, "
+                "then change it in place; autograd records the change into the base, so what reads the base "
+                "gets the new values and the gradient flows through the change (both outside). Not "
+                "out-of-place or clone(): those change a copy, the base keeps its old values, and its gradient "
+                "misses the change. Both inside no_grad only if the change is not to be differentiated.",
             )
         else:
             view = f"Output {d['output']} of {op} is a view (it shares memory with another tensor)"
@@ -106,7 +110,13 @@ def _values(kind: str, d: dict, text: str) -> dict:
                 what=f"{view}, and its base or another view of that base was modified in place after it was made."
                 if "base" in d
                 else f"{view}, and you modified it in place.",
-                mode_fix="",
+                fix="Use the out-of-place version (a = a * 2 instead of a.mul_(2)) on what the Function "
+                "returned, or clone() it before changing it in place."
+                if "custom Function" in text
+                else "If later code reads the view itself: the out-of-place version (a = a * 2 instead of "
+                "a.mul_(2)), or clone() it first. If the change must reach the base (the tensor you split): "
+                "change a plain slice of the base instead, x[:, :3].mul_(2) (indexing makes one view, which "
+                "autograd records), or build the new base out of place with torch.cat of the pieces.",
                 why="A custom Function returned it (or returned an input as it is), and "
                 "autograd cannot record an in-place change on that."
                 if "custom Function" in text

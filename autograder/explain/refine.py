@@ -27,7 +27,9 @@ from functools import lru_cache
 
 from ..lessons import COURSE_ROOT
 from .context import _LIBRARY, Context
+from .frame import seen
 from .grad_none import failing_frame, grad_is_none_evidence
+from .made import code_at, loop_around
 from .not_built import not_built_cause
 
 __all__ = ["refine", "setup_names", "check_helper_names"]
@@ -143,7 +145,10 @@ def _refine(kind, d, text, where, error):
         if d.get("name") in check_helper_names() and in_check:
             return "check_helpers_not_run", d
     elif kind in ("scaler_call_order", "scaler_not_scaled", "scaler_no_inf_checks", "scaler_update_before_step"):
-        return kind, _scaler_order(kind, d, where, _callees(error))
+        loop = loop_around(
+            *code_at(seen(error) if isinstance(error, BaseException) else None, where, text)[:2], "update"
+        )
+        return kind, _scaler_order(kind, {**d, "loop": loop} if loop else d, where, _callees(error))
     elif kind == "func_output_type":
         what = (
             "a single value although has_aux=True was passed"
@@ -306,12 +311,27 @@ def _scaler_order(kind: str, d: dict, where: Context, callees: list[str] = ()) -
             if not any(t in u and (t != u or j < i) for j, u in enumerate(texts) if j != i)
         ]
         places = sum(_scaler_calls(t, names).count("unscale_") for t in distinct)
-        story = (
-            f"unscale_ ran twice for this optimizer in one iteration (your code calls scaler.unscale_ in "
-            f"{places} place{'s' if places != 1 else ''}; a helper that clips may unscale too): "
-            "once per optimizer and iteration is allowed, since a second one would divide the gradients "
-            "by the scale again; scaler.step knows whether it was done."
+        loop, rule = (
+            d.get("loop"),
+            (
+                "once per optimizer and iteration is allowed, since a second one would divide the gradients by the "
+                "scale again; scaler.step knows whether it was done."
+            ),
         )
+        if loop and not loop[1] and loop[2].count(".unscale_(") == 1:  # one call, run per pass, no update()
+            story = (
+                f"unscale_ ran a second time for this optimizer before update(): the failing scaler.unscale_ call is "
+                f"inside the loop `{loop[0]}`, whose body has no scaler.update(), so it runs once per pass (per "
+                f"micro-batch), not once per update: {rule} Move scaler.unscale_(opt) and the clipping out of that "
+                "loop, after it, right before scaler.step(opt)."
+            )
+        else:
+            story = (
+                f"unscale_ ran twice for this optimizer in one iteration (your code calls scaler.unscale_ in "
+                f"{places} place{'s' if places != 1 else ''}"
+                + (", and the code around it runs again before update()" if places == 1 else "")
+                + f"): {rule}"
+            )
     elif "update" not in called:
         story = (
             f"Your code never calls scaler.update() ({', '.join(calls)}), so the next iteration's "

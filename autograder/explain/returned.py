@@ -12,9 +12,12 @@ from __future__ import annotations
 import ast
 import re
 
+from .api_return import api_unknown
 from .context import _LIBRARY, Context
 from .frame import Seen, assignments, describe, seen
 from .graph_cut import code_only
+from .made import code_at, made_by
+from .nonfinite import nonfinite
 from .optimizers import empty_params, nonleaf, scheduler
 from .plain import none_not_grad, plain_unknown, softmax_dim, state_dict_groups, unexpected_keyword, vjp_outputs
 from .quoted import PASTE as _PASTE
@@ -70,6 +73,7 @@ def _unknown(d, message, look: Seen | None, where: Context, text, error):
     return (
         _tuple(d, message, look, where, text, error)
         or _none(d, message, look, where, text, error)
+        or api_unknown(d, message, look, where, text, error)
         or plain_unknown(d, message, look, where, text, error)
     )
 
@@ -167,6 +171,14 @@ def _tuple(d, message, look: Seen | None, where: Context, text, error):
         return "hook_args_tuple", {**d, "name": name, "hook": frames[-1][1], "seen": shown}
     if re.search(r"autograd\.grad\(|\bgrad\(", line):
         return "grad_returns_tuple", {**d, "name": name, "seen": f"{_PASTE}the failing line calls it."}
+    source, lineno, _, _ = code_at(None, where, text)
+    made = made_by(source, lineno, name) if name.isidentifier() else None
+    if made:  # the traceback's file, where its line still reads as the paste quotes it
+        shown = f"Read from the traceback's file: {name} was made by `{made[0]}`"
+        if re.search(r"autograd\.grad\(|(?<![\w.])grad\(", made[0]):
+            return "grad_returns_tuple", {**d, "name": name, "seen": shown + "."}
+        fix = "Unpack what that call returns (a, b = ...) and use the tensor you need. " + _TUPLE_FIX
+        return "tuple_as_tensor", {**d, "name": name, "seen": shown + ": that call returns several values.", "fix": fix}
     shown = f"{_PASTE}where {name} was made is not in it."
     return "tuple_as_tensor", {**d, "name": name, "seen": shown, "fix": _TUPLE_FIX}
 
@@ -336,8 +348,11 @@ _RULES = {
     "optimizer_nonleaf": nonleaf,
     "modified_inplace": _inplace_pasted,
     "unknown": _unknown,
+    "clip_grad_nonfinite": nonfinite,
+    # a handle read as a forward hook's return only where the frame does not show it assigned from register_*
+    "forward_hook_returned_value": api_unknown,
     # an error on None, read as a .grad until refine sees no .grad on the line
-    "grad_is_none": lambda *a: _none(*a) or none_not_grad(*a),
+    "grad_is_none": lambda *a: _none(*a) or api_unknown(*a) or none_not_grad(*a),
     "parameter_assigned_tensor": _parameter,
     "optimizer_empty_params": empty_params,
     "scheduler_initial_lr": scheduler,

@@ -16,6 +16,7 @@ import re
 from .consumed import consumed_case
 from .context import _LIBRARY, Context
 from .frame import Seen, describe, seen
+from .quoted import library_local
 
 __all__ = ["training_kind"]
 
@@ -154,20 +155,26 @@ def _with_class(kind, d, message, look: Seen | None, quoted, text, error):
 def _optimizer_module(kind, d, message, look: Seen | None, quoted, text, error):
     import torch
 
-    m = re.search(r"'(?P<type>\w+)' object is not iterable", message)
-    if not m:
+    m = re.search(r"'(?P<type>\w+)' object is not iterable", message) or re.search(
+        r"optimizer can only optimize Tensors, but one of the params is [\w.]+\.(?P<type>\w+)", message
+    )
+    if not m or not m["type"][:1].isupper():  # a module's class; a method not called is api_return's
         return None
     if look:
         if not re.search(r"[/\\]optim[/\\]", look.library_called):
             return None
+        given = library_local(error, "__init__", "params")  # what the optimizer was given, not a name beside it
         for name, obj in look.objects.items():
-            if isinstance(obj, torch.nn.Module):
-                return "optimizer_given_module", {**d, "name": name, "seen": f"({describe(obj)}, seen in the frame)"}
+            if isinstance(obj, torch.nn.Module) and (given is None or given is obj):
+                what = describe(obj) + (": iterating a Sequential gives its modules" if "can only" in m[0] else "")
+                return "optimizer_given_module", {**d, "name": name, "seen": f"({what}, seen in the frame)"}
         return None
     if not re.search(r"[/\\]optim[/\\]\w+\.py", text):
         return None
-    shown = f"(a {m['type']}, says the message; {_PASTE.lower()}that it is a module is read from its name)"
-    return "optimizer_given_module", {**d, "name": f"the {m['type']}", "seen": shown}
+    called = re.search(r"optim\.\w+\(\s*([A-Za-z_][\w.]*)\s*[,)]", quoted)
+    name = called[1] if called else f"the {m['type']}"
+    shown = f"(a {m['type']}, says the message; {_PASTE.lower()}that it is a module is read from its class name)"
+    return "optimizer_given_module", {**d, "name": name, "seen": shown}
 
 
 def _optimizer_tensor(kind, d, message, look: Seen | None, quoted, text, error):

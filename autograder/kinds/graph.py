@@ -62,8 +62,7 @@ KINDS: dict[str, Kind] = {
         r"been)|is being) modified inplace",
         _CHANGED,
         "{what} {why}",
-        "Use the out-of-place version (a = a * 2 instead of a.mul_(2), a = a.clamp(...) instead "
-        "of a.clamp_(...)), or clone() the view before changing it.{mode_fix}",
+        "{fix}",
     ),
     "leaf_inplace": Kind(
         "changed",

@@ -27,8 +27,8 @@ KINDS: dict[str, Kind] = {
         _N11,
         "clip_grad_norm_(..., error_if_nonfinite=True) found the total norm of the gradients inf or NaN: a "
         "gradient overflowed or the loss was already inf or NaN (a log of 0, a sqrt at 0, a division by 0, "
-        "float16 without a GradScaler).",
-        "Find where it became non-finite (torch.autograd.set_detect_anomaly(True), or check "
+        "float16 without a GradScaler).{seen}",
+        "{pick}Find where it became non-finite (torch.autograd.set_detect_anomaly(True), or check "
         "loss.isfinite() and each p.grad.isfinite().all()) and fix that operation (clamp before log or sqrt, "
         "add an eps). Under a GradScaler call scaler.unscale_(opt) before clipping and keep "
         "error_if_nonfinite=False: scaler.step then skips the step with inf gradients.",

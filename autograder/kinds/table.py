@@ -73,6 +73,10 @@ plain          plain Python errors an autograd mistake causes and messages that 
                ``unused_input_none_grad``, ``unexpected_keyword``, ``optimizer_state_missing``,
                ``optimizer_step_closure``, ``optimizer_state_dict_groups``, ``vjp_cotangent_structure``,
                ``softmax_implicit_dim`` (a warning)
+api return     what a training API returns, misused (:mod:`autograder.kinds.api_return`), read from the failing
+               line and the statement that made its names: ``api_returned_none``, ``api_returned_value``,
+               ``iterated_items_unpacked``, ``method_not_called``, ``attribute_called``, ``saved_tensors_called``,
+               ``closure_returns_none``
 python layer   messages of torch's Python modules and warnings of the same chapters
                (:mod:`autograder.kinds.python_layer`, whose catalogue ``python_layer.tsv`` lists every raise and
                warn of those modules with its kind or the reason for none): ``clip_grad_nonfinite``,
@@ -102,6 +106,7 @@ from __future__ import annotations
 import re
 
 from . import (
+    api_return,
     catalogued,
     compiled,
     distributed,
@@ -148,6 +153,7 @@ KINDS: dict[str, Kind] = {
     **training.KINDS,
     **returned.KINDS,
     **plain.KINDS,
+    **api_return.KINDS,
     **python_layer.KINDS,
     **catalogued.KINDS,
     **told_apart.KINDS,

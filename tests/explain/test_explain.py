@@ -361,6 +361,7 @@ def test_live_message_is_recognised(kind):
 
 def test_every_kind_is_tested_and_has_a_family():
     """Does the table hold exactly the kinds the course promises, each in its family?"""
+    from autograder.kinds.api_return import KINDS as API_RETURN  # tested in test_api_return.py
     from autograder.kinds.catalogued import KINDS as CATALOGUED  # tested in test_catalogue.py
     from autograder.kinds.plain import KINDS as PLAIN  # tested in test_plain.py
     from autograder.kinds.python_layer import KINDS as PYTHON_LAYER  # tested in tests/kinds/test_python_layer.py
@@ -368,7 +369,16 @@ def test_every_kind_is_tested_and_has_a_family():
     from autograder.kinds.training import KINDS as TRAINING  # tested in test_training.py
 
     assert (
-        (set(KINDS) - set(CATALOGUED) - set(TRAINING) - set(PYTHON_LAYER) - set(RETURNED) - set(PLAIN)) | {"unknown"}
+        (
+            set(KINDS)
+            - set(CATALOGUED)
+            - set(TRAINING)
+            - set(PYTHON_LAYER)
+            - set(RETURNED)
+            - set(PLAIN)
+            - set(API_RETURN)
+        )
+        | {"unknown"}
         == set(FAMILY)
         == set(TINY)
     )

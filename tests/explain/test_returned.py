@@ -226,8 +226,7 @@ def nondifferentiable_requires_grad_fixed():
 
 CASES = {kind: (globals()[kind], globals()[f"{kind}_fixed"]) for kind in RETURNED}
 # what a paste alone shows: the objects that tell these apart are not in it
-PASTED = {
-    "grad_returns_tuple": "tuple_as_tensor",
+PASTED = {  # the traceback's file is read where its line still reads as quoted: there autograd.grad made g
     "tuple_as_tensor": "tuple_as_tensor",
     "graph_cut": "not_built",
     "nondifferentiable_requires_grad": "integer_requires_grad",
@@ -441,3 +440,13 @@ def test_a_forward_hook_that_returns_a_tuple_is_named_where_the_output_is_used()
     n.register_forward_hook(lambda mod, args, out: kept.append(out.detach()))
     n(torch.ones(1, 2)).sum().backward()
     torch.testing.assert_close(n.weight.grad, torch.ones(1, 2))
+
+
+def test_a_paste_whose_file_no_longer_matches_reads_only_its_lines():
+    """Is a pasted traceback whose file is gone (or whose line changed since) read from its quoted lines alone: the
+    tuple named, its origin not claimed?"""
+    with pytest.raises(AttributeError) as info:
+        grad_returns_tuple()
+    text = "".join(traceback.format_exception(info.value)).replace(__file__, "/nowhere/gone.py")
+    e = explain(text)
+    assert e.kind == "tuple_as_tensor" and "where g was made is not in it" in e.cause

@@ -1,0 +1,129 @@
+"""Where the names of the learner's failing line were made: the frame's code (or, for a paste, the file its traceback
+names, when that file's line still reads as the paste quotes it), the statement that last bound a name above the
+failing line, the call it made, and the object a dotted name reads in a frame. Read by
+:mod:`autograder.explain.api_return`. Nothing here raises on the learner's code: a code that cannot be read gives None.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import re
+
+from .context import _LIBRARY, Context
+from .frame import Seen, describe
+from .quoted import failing_quote as _failing_quote
+
+__all__ = ["code_at", "made_by", "call_of", "value_of", "show", "type_name"]
+
+
+def code_at(look: Seen | None, where: Context, text: str):
+    """(source, failing line number in it, failing line, from a frame?) of the learner's failing frame: the frame's
+    file (or cell) read through linecache; for a paste, its last learner's ``File "...", line N`` when that file's
+    line N still reads as the paste quotes it. (None, 0, line, False) when the code cannot be read."""
+    if look is not None and look.frame is not None:
+        name, lineno = look.frame.f_code.co_filename, look.frame.f_lineno
+        return "".join(linecache.getlines(name)), lineno, look.line, True
+    line = _failing_quote(where)
+    files = [f for f in re.findall(r'File "([^"]+)", line (\d+), in \S+', text) if not _LIBRARY.search(f[0])]
+    if files:
+        name, lineno = files[-1][0], int(files[-1][1])
+        lines = linecache.getlines(name)
+        if 0 < lineno <= len(lines) and line and lines[lineno - 1].strip().startswith(line[:60]):
+            return "".join(lines), lineno, line, False
+    return None, 0, line, False
+
+
+def made_by(source: str | None, lineno: int, name: str):
+    """The statement of the innermost function around ``lineno`` that last bound the bare ``name`` above that line
+    (an assignment or a ``for`` target), as (its first line, its value node, its source); None if none is found."""
+    if not source:
+        return None
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    scope = tree
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.lineno <= lineno <= (node.end_lineno or 0):
+            if scope is tree or node.lineno > scope.lineno:
+                scope = node
+    best = None
+    for node in ast.walk(scope):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        elif isinstance(node, ast.For):
+            targets, value = [node.target], node.iter
+        if not targets or node.lineno >= lineno:
+            continue
+        if name in {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}:
+            if best is None or node.lineno > best[0].lineno:
+                best = (node, value)
+    if best is None:
+        return None
+    node, value = best
+    first = (ast.get_source_segment(source, node) or "").strip().splitlines()
+    return (first[0][:120] if first else ""), value, source
+
+
+def call_of(value):
+    """(method or function name, receiver's source) of a call node (``loss.backward()`` -> ("backward", "loss"))."""
+    if not isinstance(value, ast.Call):
+        return None
+    func = value.func
+    if isinstance(func, ast.Attribute):
+        return func.attr, ast.unparse(func.value)
+    if isinstance(func, ast.Name):
+        return func.id, ""
+    return None
+
+
+def value_of(dotted: str, frame):
+    """The object ``dotted`` names in ``frame``, a method bound as the code would see it (attribute reads only)."""
+    if frame is None or not re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", dotted):
+        return None
+    first, *rest = dotted.split(".")
+    scope = {**frame.f_globals, **frame.f_locals}
+    if first not in scope:
+        return None
+    obj = scope[first]
+    for part in rest:
+        obj = getattr(obj, part)
+    return obj
+
+
+def show(obj) -> str:
+    """A torch object as :func:`describe` says it, else its type and a short repr."""
+    if obj is None:
+        return "None"
+    return describe(obj) or f"a {type_name(obj)} {repr(obj)[:60]}"
+
+
+def type_name(obj) -> str:
+    return type(obj).__name__
+
+
+def loop_around(source: str | None, lineno: int, call: str) -> tuple[str, bool, str] | None:
+    """The innermost ``for`` or ``while`` loop of ``source`` whose body holds line ``lineno``: (its header line, whether
+    its body also calls ``.call(``, its body's code); None when no loop holds it or the code cannot be read. Evidence
+    that one call site runs once per pass of that loop."""
+    if not source:
+        return None
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    found = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.For | ast.While | ast.AsyncFor) and node.body:
+            if node.body[0].lineno <= lineno <= (node.end_lineno or 0):
+                if found is None or node.lineno > found.lineno:
+                    found = node
+    if found is None:
+        return None
+    header = source.splitlines()[found.lineno - 1].strip()
+    body = "\n".join(ast.get_source_segment(source, s) or "" for s in found.body)
+    return header[:120], re.search(rf"\.{re.escape(call)}\(", body) is not None, body

@@ -1,0 +1,59 @@
+"""Are executions counted, not call sites: is one scaler.unscale_ call inside a gradient-accumulation loop (with no
+update() in that loop) said to run once per pass, with no second caller invented; and does moving it out of the loop
+run and give the gradients of the same steps taken without a scaler?"""
+
+import pytest
+import torch
+from torch import nn
+
+from autograder.explain import explain
+from autograder.explain.made import loop_around
+
+
+def _accumulating(unscale_in_loop: bool):
+    torch.manual_seed(0)
+    model = nn.Linear(3, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    x, y = torch.randn(4, 3), torch.randn(4, 1)
+    for micro in range(2):
+        part = slice(2 * micro, 2 * micro + 2)
+        scaler.scale(nn.functional.mse_loss(model(x[part]), y[part]) / 2).backward()
+        if unscale_in_loop:
+            scaler.unscale_(opt)
+    if not unscale_in_loop:
+        scaler.unscale_(opt)
+    grads = [p.grad.clone() for p in model.parameters()]
+    scaler.step(opt)
+    scaler.update()
+    return grads
+
+
+def test_one_call_site_in_a_loop_is_said_to_run_per_pass():
+    """Is the failing unscale_ named as inside the loop, run per pass, with no helper offered as a second caller?"""
+    with pytest.raises(RuntimeError) as info:
+        _accumulating(unscale_in_loop=True)
+    e = explain(info.value)
+    assert e.kind == "scaler_call_order" and "inside the loop `for micro in range(2):`" in e.cause
+    assert "once per pass" in e.cause and "helper" not in e.cause
+
+
+def test_the_unscale_moved_out_of_the_loop_gives_the_plain_gradients():
+    """Does one unscale_ after the loop run, and give the gradients of the two micro-batches summed (no scaler)?"""
+    got = _accumulating(unscale_in_loop=False)
+    torch.manual_seed(0)
+    model = nn.Linear(3, 1)
+    x, y = torch.randn(4, 3), torch.randn(4, 1)
+    for micro in range(2):
+        part = slice(2 * micro, 2 * micro + 2)
+        (nn.functional.mse_loss(model(x[part]), y[part]) / 2).backward()
+    for g, p in zip(got, model.parameters(), strict=True):
+        torch.testing.assert_close(g, p.grad)
+
+
+def test_the_loop_around_a_line_and_what_its_body_calls():
+    """Does loop_around find the innermost loop holding a line, and whether its body calls update()?"""
+    source = "for a in b:\n    for c in d:\n        s.unscale_(o)\n    s.update()\n"
+    assert loop_around(source, 3, "update")[:2] == ("for c in d:", False)
+    assert loop_around(source, 4, "update")[:2] == ("for a in b:", True)
+    assert loop_around("x = 1\n", 1, "update") is None

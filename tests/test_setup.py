@@ -12,6 +12,8 @@ import stat
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from autograder.lessons import COURSE_ROOT
 
 PIP_NOISE = "Collecting torch==2.13.0\n  Downloading torch-2.13.0.whl (800 MB)\nWARNING: Location ... is ignored\n"
@@ -46,9 +48,10 @@ def test_a_setup_that_installs_prints_one_line_per_step_and_logs_pips_output(tmp
     assert lines[0].startswith("Set-up: installing the course's Python packages into .venv/"), lines
     assert re.fullmatch(r"Set-up: upgraded pip \(\d+ s\)", lines[1]), lines
     assert re.fullmatch(r"Set-up: installed requirements.txt .* into \.venv/ \(\d+ s\)", lines[2]), lines
-    assert len(lines) == 3 and "Collecting" not in done.stdout + done.stderr
+    assert re.fullmatch(r"Set-up: removed rfc3987-syntax \(slow to import, unused\) \(\d+ s\)", lines[3]), lines
+    assert len(lines) == 4 and "Collecting" not in done.stdout + done.stderr
     log = (root / ".venv" / "setup.log").read_text(encoding="utf-8")
-    assert log.count("Collecting torch") == 2 and "pip says" in log  # stdout and stderr, both steps
+    assert log.count("Collecting torch") == 3 and "pip says" in log  # stdout and stderr, every step
     again = subprocess.run(["./course", "setup"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and again.stdout == ""  # done before: a quiet start
 
@@ -60,3 +63,14 @@ def test_a_step_that_fails_shows_the_end_of_its_log_and_stops(tmp_path):
     assert "Set-up failed: upgraded pip. The end of .venv/setup.log:" in done.stderr
     assert "pip says" in done.stderr and "Collecting torch" in done.stderr
     assert not (root / ".venv" / ".course-installed").exists()  # the next run tries again
+
+
+def test_the_courses_environment_imports_nbformat_without_jsonschemas_iri_parser():
+    """Does a process of the set-up environment import nbformat (as Jupyter's servers, nbgrader and
+    the grader do) without rfc3987-syntax, which builds its IRI parsers at import (1.4 CPU s)?"""
+    python = COURSE_ROOT / ".venv" / "bin" / "python"
+    if not (COURSE_ROOT / ".venv" / ".course-installed").is_file():
+        pytest.skip("the course was not set up by ./course setup")
+    probe = "import nbformat, sys; print('rfc3987_syntax' in sys.modules, 'jsonschema' in sys.modules)"
+    done = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["False", "True"], done.stdout + done.stderr

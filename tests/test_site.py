@@ -505,6 +505,42 @@ def test_the_accessibility_check_fails_on_the_themes_two_findings_and_the_fix_re
 
 
 @pytest.mark.browser
+def test_the_contrast_check_reading_one_element_per_style_still_finds_each_low_contrast_text():
+    """Colour contrast is checked on one element of each text style (``tests.accessibility``): among
+    hundreds of spans of good contrast, does it still find one pale span, and the same dark span
+    class where it sits on a dark background (same class, another background: another style)?"""
+    _need_browser()
+    from playwright.sync_api import sync_playwright
+
+    from tests.accessibility import CONTRAST, violations
+    from tests.test_browser import CHROMIUM, CHROMIUM_ARGS
+
+    good = '<span class="k">def</span> <span class="n">f</span>(x): ' * 150
+    dark = '<span class="k">def</span> <span class="n">name</span> ' * 100
+    body = (
+        f'<pre style="color:#222;background:#fff">{good}<span style="color:#ccc">pale</span>{good}</pre>'
+        f'<div style="background:#111"><pre>{dark}</pre></div>'
+    )
+    styles = "<style>.k{color:#005}.n{color:#333}</style>"
+    head = f"<head><title>t</title>{styles}</head>"
+    html_page = f'<!doctype html><html lang="en">{head}<body><main>{body}</main></body></html>'
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.set_content(html_page)
+            found = [v for v in violations(page) if v["id"] == CONTRAST]
+            on_main = [v for v in violations(page, "main") if v["id"] == CONTRAST]
+        finally:
+            browser.close()
+    for result in (found, on_main):
+        html_of = [node["html"] for v in result for node in v["nodes"]]
+        assert any("pale" in h for h in html_of), html_of
+        assert any('class="k"' in h for h in html_of) and any('class="n"' in h for h in html_of), html_of
+        assert len(html_of) == 3, html_of  # one element per failing style, not each of their 300 twins
+
+
+@pytest.mark.browser
 def test_a_reader_walks_the_site_offline_from_the_home_page_by_its_links(site):
     """From index.html, served on loopback as any web server serves the folder, by each page's
     own "next" link, through every lesson, exercise, summary and guide page, with every request

@@ -45,28 +45,30 @@ def main() -> int:
     parser.add_argument("--units", type=int, default=25, help="how many of the slowest units to list")
     args = parser.parse_args()
     rows = [json.loads(line) for line in args.log.read_text(encoding="utf-8").splitlines() if line.strip()]
-    units = defaultdict(lambda: [0.0, 0.0, 0])
+    # wall, CPU of what was reaped, CPU of the whole process tree (older logs have no "tree"), tests
+    units = defaultdict(lambda: [0.0, 0.0, 0.0, 0])
     for row in rows:
         unit = units[unit_of(row["nodeid"])]
-        unit[0] += row["wall"]
-        unit[1] += row["cpu"]
-        unit[2] += 1
-    parts = defaultdict(lambda: [0.0, 0.0, 0])
-    for unit, (wall, cpu, n) in units.items():
+        for i, key in enumerate(("wall", "cpu", "tree")):
+            unit[i] += row.get(key, 0.0)
+        unit[3] += 1
+    parts = defaultdict(lambda: [0.0, 0.0, 0.0, 0])
+    for unit, figures in units.items():
         part = parts[part_of(unit)]
-        part[0] += wall
-        part[1] += cpu
-        part[2] += n
+        for i, figure in enumerate(figures):
+            part[i] += figure
+    totals = [sum(u[i] for u in units.values()) for i in range(3)]
     print(
-        f"{len(rows)} tests, {sum(u[0] for u in units.values()):.0f} s of wall time in tests, "
-        f"{sum(u[1] for u in units.values()):.0f} CPU s"
+        f"{len(rows)} tests, {totals[0]:.0f} s of wall time in tests, {totals[1]:.0f} CPU s reaped, "
+        f"{totals[2]:.0f} CPU s in the process trees"
     )
-    print("\n| part | tests | wall s | CPU s |\n|---|---:|---:|---:|")
-    for name, (wall, cpu, n) in sorted(parts.items(), key=lambda p: -p[1][0]):
-        print(f"| {name} | {n} | {wall:.0f} | {cpu:.0f} |")
-    print("\n| slowest units | tests | wall s | CPU s |\n|---|---:|---:|---:|")
-    for unit, (wall, cpu, n) in sorted(units.items(), key=lambda u: -u[1][0])[: args.units]:
-        print(f"| `{unit}` | {n} | {wall:.0f} | {cpu:.0f} |")
+    header = "| tests | wall s | CPU s | tree CPU s |\n|---|---:|---:|---:|---:|"
+    print(f"\n| part {header}")
+    for name, (wall, cpu, tree, n) in sorted(parts.items(), key=lambda p: -p[1][0]):
+        print(f"| {name} | {n} | {wall:.0f} | {cpu:.0f} | {tree:.0f} |")
+    print(f"\n| slowest units {header}")
+    for unit, (wall, cpu, tree, n) in sorted(units.items(), key=lambda u: -u[1][0])[: args.units]:
+        print(f"| `{unit}` | {n} | {wall:.0f} | {cpu:.0f} | {tree:.0f} |")
     return 0
 
 

@@ -54,7 +54,7 @@ def _short(t: str) -> str:
     return t.rsplit(".", 1)[-1]
 
 
-def _use(m) -> str:
+def use_of(m) -> str:
     if m["attr"]:
         return f"it reads .{m['attr']}"
     if m["op"]:
@@ -91,6 +91,20 @@ def _returned(d, message, look: Seen | None, where: Context, text, error):
     for name, obj in candidates:
         made = made_by(source, lineno, name)
         call = call_of(made[1]) if made else None
+        groups = made and re.match(r"for\s+\w+\s+in\s+([\w.]+)\.param_groups\s*:", made[0])
+        if groups and "dict" in types_seen:  # for g in opt.param_groups: g.lr
+            shown = f"Seen in the failing frame: {name} is {show(obj)}, made by `{made[0]}`." if live else ""
+            returns = "an optimizer's param_groups is a list of dicts (one per group): a group's entries are read as "
+            returns += "g['lr'], g['params'], not as attributes"
+            fix = f"for g in {groups[1]}.param_groups: g['lr'] (and g['lr'] = ... to change it)."
+            return "api_returned_value", {
+                **d,
+                "name": name,
+                "returns": returns,
+                "use": use_of(m),
+                "seen": shown,
+                "fix": fix,
+            }
         if call is None:
             continue
         api, recv = call
@@ -112,7 +126,7 @@ def _returned(d, message, look: Seen | None, where: Context, text, error):
                 **d,
                 "name": name,
                 "returns": f"{api}() returns None",
-                "use": _use(m),
+                "use": use_of(m),
                 "seen": shown,
                 "fix": fix,
             }
@@ -140,7 +154,7 @@ def _own_function(name: str, look: Seen | None):
 
 def _api_details(d, m, name, obj, made, api, recv, live, none, shown=""):
     _types, returns, fix = RETURNS[api]
-    use = _use(m)
+    use = use_of(m)
     if not shown:
         where_seen = "Seen in the failing frame" if live else "Read from the pasted traceback's file"
         what = f"is {show(obj)}" if live else ""

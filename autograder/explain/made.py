@@ -99,7 +99,13 @@ def show(obj) -> str:
     """A torch object as :func:`describe` says it, else its type and a short repr."""
     if obj is None:
         return "None"
-    return describe(obj) or f"a {type_name(obj)} {repr(obj)[:60]}"
+    if isinstance(obj, dict):
+        keys = ", ".join(repr(k) for k in list(obj)[:6])
+        return f"a {type_name(obj)} with keys {keys}{', ...' if len(obj) > 6 else ''}"
+    if isinstance(obj, list | tuple) and not describe(obj):
+        return f"a {type_name(obj)} of {len(obj)}"
+    text = repr(obj)
+    return describe(obj) or f"a {type_name(obj)} {text[:60]}{'...' if len(text) > 60 else ''}"
 
 
 def type_name(obj) -> str:

@@ -263,6 +263,13 @@ def _enumerate_three_names():
     return [(i, name) for i, name, _ in enumerate(model.named_parameters())]
 
 
+def _param_group_attribute():
+    model, _ = _net()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for group in optimizer.param_groups:
+        group.lr = group.lr * 0.5
+
+
 def _zero_grad_then_step():
     model, _ = _net()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -287,6 +294,7 @@ def _float_of_a_batch():
         (_own_loss_no_return, "api_returned_none", "compute has no `return`"),
         (_enumerate_three_names, "iterated_items_unpacked", "through enumerate"),
         (_zero_grad_then_step, "api_returned_none", "zero_grad() returns None"),
+        (_param_group_attribute, "api_returned_value", "a dict with keys 'params', 'lr'"),
         (_float_of_a_batch, "item_of_many", "per_row is a tensor of shape [4]"),
     ],
 )
@@ -321,3 +329,19 @@ def test_a_notebook_cell_is_explained_with_the_extension():
     parts, stderr = run_in_notebook(cells, calls)
     for kind in CASES:
         assert f"({kind})" in parts.get(kind, ""), (kind, parts.get(kind, stderr[-2000:])[-600:])
+
+
+def test_the_variants_fixes_run_and_give_the_right_values():
+    """Do the fixes the variants are given run: a group's lr set with g['lr'] is the one step() uses, the list of
+    parameters has len() and [i], a state dict's items() give names and tensors?"""
+    model, x = _net()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for g in optimizer.param_groups:
+        g["lr"] = g["lr"] * 0.5
+    before = model[2].bias.detach().clone()
+    model(x).sum().backward()
+    optimizer.step()
+    torch.testing.assert_close(model[2].bias.detach(), before - 0.05 * 4)  # d(sum of 4 outputs)/d(bias) = 4
+    params = list(model.parameters())
+    assert len(params) == 4 and params[0] is model[0].weight
+    assert {name: t.shape for name, t in model.state_dict().items()}["2.bias"] == (1,)

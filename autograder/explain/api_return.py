@@ -19,7 +19,7 @@ import types
 from ..kinds.api_return import ATTRIBUTES, RETURNS
 from .context import _LIBRARY, Context
 from .frame import Seen, describe
-from .made import call_of, code_at, made_by, show, type_name, value_of
+from .made import call_of, code_at, code_origin, made_by, show, type_name, value_of
 from .quoted import PASTE as _PASTE
 
 __all__ = ["api_unknown"]
@@ -115,7 +115,8 @@ def _returned(d, message, look: Seen | None, where: Context, text, error):
                 return found
             continue
         if api in RETURNS and types_seen & set(RETURNS[api][0]):
-            return _api_details(d, m, name, obj, made[0], api, recv, live, "NoneType" in types_seen)
+            origin = "" if live else code_origin(where, text)
+            return _api_details(d, m, name, obj, made[0], api, recv, origin, "NoneType" in types_seen)
         own = _own_function(api, look)
         if own and "NoneType" in types_seen:
             shown = (
@@ -133,7 +134,7 @@ def _returned(d, message, look: Seen | None, where: Context, text, error):
     if inline and inline[2] in RETURNS and types_seen & set(RETURNS[inline[2]][0]):
         api, recv = inline[2], inline[1] or "it"
         shown = f"The failing line `{line[:120]}` uses what {api}() returned directly."
-        return _api_details(d, m, f"{recv}.{api}()", None, "", api, recv, live, "NoneType" in types_seen, shown)
+        return _api_details(d, m, f"{recv}.{api}()", None, "", api, recv, "", "NoneType" in types_seen, shown)
     return None
 
 
@@ -152,12 +153,13 @@ def _own_function(name: str, look: Seen | None):
     return None if any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(tree)) else func
 
 
-def _api_details(d, m, name, obj, made, api, recv, live, none, shown=""):
+def _api_details(d, m, name, obj, made, api, recv, origin, none, shown=""):
+    """The details of api_returned_none/_value; ``origin`` is where a paste's code was read ("" for a live frame)."""
     _types, returns, fix = RETURNS[api]
     use = use_of(m)
     if not shown:
-        where_seen = "Seen in the failing frame" if live else "Read from the pasted traceback's file"
-        what = f"is {show(obj)}" if live else ""
+        where_seen = f"Read from {origin}" if origin else "Seen in the failing frame"
+        what = "" if origin else f"is {show(obj)}"
         shown = f"{where_seen}: {name} {what + ', ' if what else 'was '}made by `{made}`."
     generator = (
         f"Make a list once if you need len() or [i]: params = list({recv}.{api}()); to pick parameters by name, "
@@ -373,7 +375,7 @@ def _closure_none(d, message, look: Seen | None, where: Context, text, error):
         if defined:
             return None
         seen = (
-            f"Read from the pasted traceback's file: {name} has no `return` of a value."
+            f"Read from {code_origin(where, text)}: {name} has no `return` of a value."
             if defined is not None
             else f"{_PASTE}{step[1]}.step({name}) was given a closure, and the optimizer read None from its call."
         )

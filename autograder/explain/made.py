@@ -14,7 +14,7 @@ from .context import _LIBRARY, Context
 from .frame import Seen, describe
 from .quoted import failing_quote as _failing_quote
 
-__all__ = ["code_at", "made_by", "call_of", "value_of", "show", "type_name"]
+__all__ = ["code_origin", "code_at", "made_by", "call_of", "value_of", "show", "type_name"]
 
 
 def code_at(look: Seen | None, where: Context, text: str):
@@ -31,7 +31,33 @@ def code_at(look: Seen | None, where: Context, text: str):
         lines = linecache.getlines(name)
         if 0 < lineno <= len(lines) and line and lines[lineno - 1].strip().startswith(line[:60]):
             return "".join(lines), lineno, line, False
+    quoted = _ipython_lines(text)
+    if quoted:
+        return quoted[0], quoted[1], quoted[0].splitlines()[quoted[1] - 1].strip(), False
     return None, 0, line, False
+
+
+def code_origin(where: Context, text: str) -> str:
+    """Where :func:`code_at` read a paste's code: "the traceback's file", or "the lines the paste quotes"."""
+    source, _, _, _ = code_at(None, where, text)
+    return (
+        "the lines the paste quotes"
+        if source is not None and source == (_ipython_lines(text) or ("",))[0]
+        else ("the traceback's file")
+    )
+
+
+def _ipython_lines(text: str):
+    """The numbered lines IPython quotes around the failing one (``---> 12 code`` and its neighbours) of the paste's
+    last block, as a source with blank lines elsewhere, and the failing line's number; None when it quotes none."""
+    block = re.split(r"^(?:Cell In\[\d+\]|File [~/\\]).*$", text, flags=re.MULTILINE)[-1]
+    lines, failing = {}, 0
+    for found in re.finditer(r"^(-*>)?\s*(\d+) (.*)$", block, flags=re.MULTILINE):
+        lines[int(found[2])] = found[3]
+        failing = int(found[2]) if found[1] else failing
+    if not failing:
+        return None
+    return "\n".join(lines.get(n, "") for n in range(1, max(lines) + 1)), failing
 
 
 def made_by(source: str | None, lineno: int, name: str):
@@ -41,8 +67,8 @@ def made_by(source: str | None, lineno: int, name: str):
         return None
     try:
         tree = ast.parse(source)
-    except SyntaxError:
-        return None
+    except SyntaxError:  # a part of the code (the lines a paste quotes): each line read alone
+        return _made_by_lines(source, lineno, name)
     scope = tree
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.lineno <= lineno <= (node.end_lineno or 0):
@@ -67,6 +93,21 @@ def made_by(source: str | None, lineno: int, name: str):
     node, value = best
     first = (ast.get_source_segment(source, node) or "").strip().splitlines()
     return (first[0][:120] if first else ""), value, source
+
+
+def _made_by_lines(source: str, lineno: int, name: str):
+    """:func:`made_by` for code that does not parse as a whole: the nearest line above ``lineno`` that parses alone
+    (a ``for`` header with a ``pass`` body) and binds ``name``."""
+    for text in reversed(source.splitlines()[: lineno - 1]):
+        code = text.strip()
+        try:
+            node = ast.parse(code + (" pass" if code.endswith(":") else "")).body[0]
+        except (SyntaxError, IndexError):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.For) else []
+        if name in {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}:
+            return code[:120], node.value if isinstance(node, ast.Assign) else node.iter, source
+    return None
 
 
 def call_of(value):
@@ -158,8 +199,8 @@ def pasted_reset(what: str, where: Context, text: str) -> dict:
     return {
         "reset": found[1],
         "name": name,
-        "checked": f" (line {found[0]} of the traceback's file; a paste does not show whether {name} is among its "
-        "parameters)",
+        "checked": f" (line {found[0]} of {code_origin(where, text)}; a paste does not show whether {name} is among "
+        "its parameters)",
         "try_this": f"Read or log {what} after backward() and before zero_grad() (or guard it: `if {what} is not "
         "None`); pass set_to_none=False only where your code needs tensors of zeros.",
     }

@@ -14,7 +14,7 @@ import linecache
 
 from .context import _LIBRARY, Context
 from .frame import Seen
-from .made import code_at
+from .made import code_at, code_origin
 
 __all__ = ["nonfinite"]
 
@@ -122,7 +122,7 @@ def nonfinite(d, message, look: Seen | None, where: Context, text, error):
         if ops:
             named = ", ".join(f"{name}({arg}) on line {line}" for name, arg, line in ops[-3:])
             d["seen"] = (
-                f" The traceback's file takes {named}: each is inf or NaN at 0 (a paste does not show the values, "
-                "so which one is not certain)."
+                f" Read from {code_origin(where, text)}: the code takes {named}, each inf or NaN at 0 (a paste does "
+                "not show the values, so which one is not certain)."
             )
     return "clip_grad_nonfinite", d

@@ -16,7 +16,7 @@ from .api_return import api_unknown, item_of_many
 from .context import _LIBRARY, Context
 from .frame import Seen, assignments, describe, seen
 from .graph_cut import code_only
-from .made import code_at, made_by
+from .made import code_at, code_origin, made_by
 from .nonfinite import nonfinite
 from .optimizers import empty_params, nonleaf, scheduler
 from .plain import none_not_grad, plain_unknown, softmax_dim, state_dict_groups, unexpected_keyword, vjp_outputs
@@ -174,7 +174,7 @@ def _tuple(d, message, look: Seen | None, where: Context, text, error):
     source, lineno, _, _ = code_at(None, where, text)
     made = made_by(source, lineno, name) if name.isidentifier() else None
     if made:  # the traceback's file, where its line still reads as the paste quotes it
-        shown = f"Read from the traceback's file: {name} was made by `{made[0]}`"
+        shown = f"Read from {code_origin(where, text)}: {name} was made by `{made[0]}`"
         if re.search(r"autograd\.grad\(|(?<![\w.])grad\(", made[0]):
             return "grad_returns_tuple", {**d, "name": name, "seen": shown + "."}
         fix = "Unpack what that call returns (a, b = ...) and use the tensor you need. " + _TUPLE_FIX

@@ -345,3 +345,26 @@ def test_the_variants_fixes_run_and_give_the_right_values():
     params = list(model.parameters())
     assert len(params) == 4 and params[0] is model[0].weight
     assert {name: t.shape for name, t in model.state_dict().items()}["2.bias"] == (1,)
+
+
+_IPYTHON_PASTE = """---------------------------------------------------------------------------
+TypeError                                 Traceback (most recent call last)
+Cell In[4], line 1
+----> 1 broken()
+
+Cell In[3], line 12, in broken()
+     10 loss = (w ** 2).sum()
+     11 {made}
+---> 12 print("dloss/dw", grads[0])
+
+TypeError: 'NoneType' object is not subscriptable
+"""
+
+
+def test_a_notebook_traceback_pasted_is_read_from_the_lines_it_quotes():
+    """Is a traceback copied from a notebook (IPython's numbered lines) read from the lines it quotes above the
+    failing one, and, where the statement that made the name is not among them, is nothing claimed about it?"""
+    e = explain(_IPYTHON_PASTE.format(made="grads = loss.backward()"))
+    assert e.kind == "api_returned_none" and "Read from the lines the paste quotes" in e.cause
+    assert "`grads = loss.backward()`" in e.cause
+    assert explain(_IPYTHON_PASTE.format(made="print(loss)")).kind == "unknown"

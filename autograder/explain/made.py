@@ -14,7 +14,19 @@ from .context import _LIBRARY, Context
 from .frame import Seen, describe
 from .quoted import failing_quote as _failing_quote
 
-__all__ = ["code_origin", "code_at", "made_by", "call_of", "value_of", "show", "type_name"]
+__all__ = [
+    "STEP_PER_PASS",
+    "per_pass",
+    "loop_around",
+    "pasted_reset",
+    "code_origin",
+    "code_at",
+    "made_by",
+    "call_of",
+    "value_of",
+    "show",
+    "type_name",
+]
 
 
 def code_at(look: Seen | None, where: Context, text: str):
@@ -204,3 +216,20 @@ def pasted_reset(what: str, where: Context, text: str) -> dict:
         "try_this": f"Read or log {what} after backward() and before zero_grad() (or guard it: `if {what} is not "
         "None`); pass set_to_none=False only where your code needs tensors of zeros.",
     }
+
+
+STEP_PER_PASS = (
+    "If each pass is a step of its own, call scaler.update() right after scaler.step(opt) in the loop; if the passes "
+    "are micro-batches of one step, call scaler.step(opt) and scaler.update() once, after the loop."
+)
+
+
+def per_pass(loop, calls_in_body: list[str], call: str) -> str:
+    """Where the failing GradScaler ``call`` is the one such call in the body of ``loop`` (:func:`loop_around`) and that
+    body has no ``update()``: the clause saying it runs once per pass; "" otherwise (the evidence does not tell)."""
+    if not loop or loop[1] or calls_in_body.count(call) != 1:
+        return ""
+    return (
+        f"the failing scaler.{call} call is inside the loop `{loop[0]}`, whose body has no scaler.update(), so it runs "
+        "once per pass (per micro-batch), not once per update"
+    )

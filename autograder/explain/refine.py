@@ -29,7 +29,7 @@ from ..lessons import COURSE_ROOT
 from .context import _LIBRARY, Context
 from .frame import seen
 from .grad_none import failing_frame, grad_is_none_evidence
-from .made import code_at, loop_around, pasted_reset
+from .made import STEP_PER_PASS, code_at, loop_around, pasted_reset, per_pass
 from .not_built import not_built_cause
 
 __all__ = ["refine", "setup_names", "check_helper_names"]
@@ -319,20 +319,20 @@ def _scaler_order(kind: str, d: dict, where: Context, callees: list[str] = ()) -
                 "scale again; scaler.step knows whether it was done."
             ),
         )
-        if loop and not loop[1] and loop[2].count(".unscale_(") == 1:  # one call, run per pass, no update()
-            story = (
-                f"unscale_ ran a second time for this optimizer before update(): the failing scaler.unscale_ call is "
-                f"inside the loop `{loop[0]}`, whose body has no scaler.update(), so it runs once per pass (per "
-                f"micro-batch), not once per update: {rule} Move scaler.unscale_(opt) and the clipping out of that "
-                "loop, after it, right before scaler.step(opt)."
-            )
-        else:
-            story = (
-                f"unscale_ ran twice for this optimizer in one iteration (your code calls scaler.unscale_ in "
-                f"{places} place{'s' if places != 1 else ''}"
-                + (", and the code around it runs again before update()" if places == 1 else "")
-                + f"): {rule}"
-            )
+        lead = per_pass(loop, _scaler_calls(loop[2], names) if loop else [], "unscale_")
+        story = (
+            f"unscale_ ran a second time for this optimizer before update(): {lead}: {rule} Move scaler.unscale_(opt) "
+            "and the clipping out of that loop, after it, right before scaler.step(opt)."
+            if lead
+            else f"unscale_ ran twice for this optimizer in one iteration (your code calls scaler.unscale_ in {places} "
+            f"place{'s' if places != 1 else ''}"
+            + (", and the code around it runs again before update()" if places == 1 else "")
+            + f"): {rule}"
+        )
+    elif "step() has already been called" in what and (
+        lead := per_pass(d.get("loop"), _scaler_calls(d["loop"][2], names) if d.get("loop") else [], "step")
+    ):
+        story = f"step() ran a second time before update(): {lead}. {STEP_PER_PASS}"
     elif "update" not in called:
         story = (
             f"Your code never calls scaler.update() ({', '.join(calls)}), so the next iteration's "

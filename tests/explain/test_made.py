@@ -57,3 +57,49 @@ def test_the_loop_around_a_line_and_what_its_body_calls():
     assert loop_around(source, 3, "update")[:2] == ("for c in d:", False)
     assert loop_around(source, 4, "update")[:2] == ("for a in b:", True)
     assert loop_around("x = 1\n", 1, "update") is None
+
+
+def _batches():
+    torch.manual_seed(0)
+    model = nn.Linear(2, 1)
+    return model, torch.optim.SGD(model.parameters(), lr=0.1), [torch.randn(2, 2) for _ in range(3)]
+
+
+def _step_per_batch_update_after():
+    model, opt, batches = _batches()
+    scaler = torch.amp.GradScaler("cpu")
+    for xb in batches:
+        opt.zero_grad()
+        scaler.scale(model(xb).sum()).backward()
+        scaler.step(opt)
+    scaler.update()
+
+
+def _step_and_update_per_batch():
+    model, opt, batches = _batches()
+    scaler = torch.amp.GradScaler("cpu")
+    for xb in batches:
+        opt.zero_grad()
+        scaler.scale(model(xb).sum()).backward()
+        scaler.step(opt)
+        scaler.update()
+    return model
+
+
+def test_one_scaler_step_in_a_loop_is_said_to_run_per_pass_and_its_fix_runs():
+    """Is a scaler.step inside a loop with update() after it named as running per pass; does its first fix (update()
+    after each step) run and give the plain SGD steps on the same batches, computed without a scaler?"""
+    with pytest.raises(RuntimeError) as info:
+        _step_per_batch_update_after()
+    e = explain(info.value)
+    assert "inside the loop `for xb in batches:`" in e.cause and "right after scaler.step(opt)" in e.cause
+    model = _step_and_update_per_batch()
+    plain, _, batches = _batches()
+    for xb in batches:
+        plain.zero_grad()
+        plain(xb).sum().backward()
+        with torch.no_grad():
+            for p in plain.parameters():
+                p -= 0.1 * p.grad
+    for got, expected in zip(model.parameters(), plain.parameters(), strict=True):
+        torch.testing.assert_close(got, expected)

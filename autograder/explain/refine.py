@@ -329,8 +329,10 @@ def _scaler_order(kind: str, d: dict, where: Context, callees: list[str] = ()) -
             + (", and the code around it runs again before update()" if places == 1 else "")
             + f"): {rule}"
         )
-    elif "step() has already been called" in what and (
-        lead := per_pass(d.get("loop"), _scaler_calls(d["loop"][2], names) if d.get("loop") else [], "step")
+    elif (
+        "step() has already been called" in what
+        and "update" in called
+        and (lead := per_pass(d.get("loop"), _scaler_calls(d["loop"][2], names) if d.get("loop") else [], "step"))
     ):
         story = f"step() ran a second time before update(): {lead}. {STEP_PER_PASS}"
     elif "update" not in called:

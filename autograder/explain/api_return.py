@@ -215,7 +215,7 @@ def unpack_line(d, line: str, look: Seen | None, live: bool, source, shown: str 
         items = f"(index, item) pairs through enumerate: two values each, the item being what {api}() yields"
     seen = ""
     if live:
-        owner = value_of(recv, look.frame)
+        owner = value_of(recv, look.frame) or value_of(recv, look.frame.f_back)  # a comprehension: its caller
         import torch
 
         if isinstance(owner, torch.nn.Module) and api == "parameters":

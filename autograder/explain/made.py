@@ -144,7 +144,10 @@ def value_of(dotted: str, frame):
         return None
     obj = scope[first]
     for part in rest:
-        obj = getattr(obj, part)
+        try:
+            obj = getattr(obj, part)
+        except Exception:  # noqa: BLE001 -- a missing attribute (or a property that raises): nothing to show
+            return None
     return obj
 
 

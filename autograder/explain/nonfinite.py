@@ -36,6 +36,10 @@ _FIX = {
 }
 
 
+def _family(name: str) -> str:
+    return "log" if name.startswith("log") else "sqrt" if "sqrt" in name else "div"
+
+
 def _operations(source: str, first: int, last: int):
     """(name, the argument's source, line) of each breaking operation on lines first..last of ``source``."""
     try:
@@ -112,8 +116,7 @@ def nonfinite(d, message, look: Seen | None, where: Context, text, error):
                     f" Seen in the failing frames: line {line} takes {name} of {arg}, and {arg} holds {what} of its "
                     f"{n} values: {_BREAKS[name][1]}."
                 )
-                family = "log" if name.startswith("log") else "sqrt" if "sqrt" in name else "div"
-                d["pick"] = f"Here: {_FIX[family]}. "
+                d["pick"] = f"Here: {_FIX[_family(name)]}. "
                 return "clip_grad_nonfinite", d
         return "clip_grad_nonfinite", d
     source, lineno, _, _ = code_at(None, where, text)
@@ -121,8 +124,12 @@ def nonfinite(d, message, look: Seen | None, where: Context, text, error):
         ops = _operations(source, 1, lineno)
         if ops:
             named = ", ".join(f"{name}({arg}) on line {line}" for name, arg, line in ops[-3:])
+            one = len(ops) == 1
             d["seen"] = (
-                f" Read from {code_origin(where, text)}: the code takes {named}, each inf or NaN at 0 (a paste does "
-                "not show the values, so which one is not certain)."
+                f" Read from {code_origin(where, text)}: the code takes {named}, "
+                + ("which is inf or NaN at 0" if one else "each inf or NaN at 0")
+                + " (a paste does not show the values, so it is not certain)."
             )
+            if one:
+                d["pick"] = f"If it is that {ops[0][0]}: {_FIX[_family(ops[0][0])]}. "
     return "clip_grad_nonfinite", d

@@ -61,7 +61,7 @@ def test_a_paste_names_the_operations_of_its_file_and_hedges():
     """Does a paste name the log its file's code takes, and say it cannot see the values?"""
     e = explain("".join(traceback.format_exception(_raised(log_of_zero))))
     assert e.kind == "clip_grad_nonfinite" and "log(p)" in e.cause and "does not show the values" in e.cause
-    assert "Seen in" not in e.cause
+    assert "Seen in" not in e.cause and e.fix.startswith("If it is that log: clamp")
 
 
 def test_the_clamp_fix_gives_the_gradient_of_the_masked_log():

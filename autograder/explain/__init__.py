@@ -406,7 +406,8 @@ def _on_grad(error, text: str) -> bool:
 
 def _explanation(kind: str, k: Kind, details: dict, values: dict, text: str) -> Explanation:
     values = _Defaults(values)
-    where = k.lesson if isinstance(k.lesson, str) else lesson(*k.lesson)
+    taught = details.get("lesson", k.lesson)  # a section nearer the case than the kind's (a rule may name one)
+    where = taught if isinstance(taught, str) else lesson(*taught)
     return Explanation(kind, k.family, k.cause.format_map(values), k.fix.format_map(values), where, text, details)
 
 

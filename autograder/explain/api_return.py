@@ -22,7 +22,7 @@ from .frame import Seen, describe
 from .made import call_of, code_at, code_origin, made_by, show, type_name, value_of
 from .quoted import PASTE as _PASTE
 
-__all__ = ["api_unknown"]
+__all__ = ["api_unknown", "item_of_many", "API_LESSONS"]
 
 _TYPED = re.compile(
     r"'(?P<t1>[\w.]+)' object has no attribute '(?P<attr>\w+)'"
@@ -153,6 +153,13 @@ def _own_function(name: str, look: Seen | None):
     return None if any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(tree)) else func
 
 
+API_LESSONS = {  # where the course teaches what these calls do, nearer than the kind's own section
+    "zero_grad": ("notebooks/04_gradient_accumulation.ipynb", "Resetting"),
+    "step": ("notebooks/02_leaf_tensors.ipynb", "Optimizers take leaves only"),
+    "parameters": ("notebooks/02_leaf_tensors.ipynb", "Optimizers take leaves only"),
+}
+
+
 def _api_details(d, m, name, obj, made, api, recv, origin, none, shown=""):
     """The details of api_returned_none/_value; ``origin`` is where a paste's code was read ("" for a live frame)."""
     _types, returns, fix = RETURNS[api]
@@ -168,6 +175,7 @@ def _api_details(d, m, name, obj, made, api, recv, origin, none, shown=""):
     own_line = f"Call {recv}.{api}() on its own line; it works in place, so keep using what you had."
     fix = fix.format(recv=recv or "x", generator_fix=generator, own_line=own_line)
     kind = "api_returned_none" if none else "api_returned_value"
+    d = {**d, "lesson": API_LESSONS[api]} if api in API_LESSONS else d
     return kind, {**d, "name": name, "returns": returns, "use": use, "seen": shown, "fix": fix}
 
 

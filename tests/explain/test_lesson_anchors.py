@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from autograder.explain.api_return import API_LESSONS
 from autograder.explain.guess import _FAMILIES
 from autograder.kinds.table import KINDS, UNKNOWN
 from autograder.lessons import COURSE_ROOT, heading_ids, lesson
@@ -19,6 +20,7 @@ LINKS |= {
     f"guess {pattern}": _linked(notebook if isinstance(notebook, tuple) else (notebook, "Pitfalls"))
     for pattern, notebook, *_ in _FAMILIES
 }
+LINKS |= {f"api {call}": _linked(where) for call, where in API_LESSONS.items()}
 
 
 def _printed_links() -> set[str]:

@@ -17,12 +17,13 @@ import re
 import types
 
 from ..kinds.api_return import ATTRIBUTES, RETURNS
+from .api_passed import wrong_argument
 from .context import _LIBRARY, Context
 from .frame import Seen, describe
 from .made import call_of, code_at, code_origin, made_by, show, type_name, value_of
 from .quoted import PASTE as _PASTE
 
-__all__ = ["api_unknown", "item_of_many", "API_LESSONS"]
+__all__ = ["api_unknown", "API_LESSONS"]
 
 _TYPED = re.compile(
     r"'(?P<t1>[\w.]+)' object has no attribute '(?P<attr>\w+)'"
@@ -40,7 +41,7 @@ _FLOAT_NONE = re.compile(r"float\(\) argument must be [\w ]+, not 'NoneType'")
 
 def api_unknown(d, message, look: Seen | None, where: Context, text, error):
     """The first rule that reads the failing line as a training API's return value misused, or None."""
-    for rule in (_closure_none, _attribute_called, _method_value, _unpacked, _returned):
+    for rule in (_closure_none, _attribute_called, _method_value, _unpacked, wrong_argument, _returned):
         try:
             found = rule(d, message, look, where, text, error)
         except Exception:  # noqa: BLE001 -- a rule must never cost the explanation
@@ -408,32 +409,3 @@ def _defined(source: str | None, name: str) -> bool | None:
                 isinstance(n, ast.Return) and n.value is not None and id(n) not in nested for n in ast.walk(node)
             )
     return None
-
-
-# ------------------------------------------------------------------------------- .item() of several values
-def item_of_many(d, message, look: Seen | None, where: Context, text, error):
-    """Which tensor ``.item()``/``float()`` was given, its shape and the statement that made it (a per-sample loss
-    made with reduction='none'). Always returns the kind with its fields filled."""
-    source, lineno, line, live = code_at(look, where, text)
-    call = re.search(r"([A-Za-z_][\w.]*)\.item\(\)|\b(float|int|bool)\(\s*([A-Za-z_][\w.]*)\s*\)", line)
-    name = (call[1] or call[3]) if call else ""
-    d = {**d, "call": f"{name}.item()" if call and call[1] else f"{call[2]}({name})" if call else ".item()"}
-    d["many"] = f"; this one has {d['n']}" if d.get("n") else ""
-    seen = ""
-    if name and live:
-        obj = value_of(name, look.frame)
-        seen = f"Seen in the failing frame: {name} is {show(obj)}."
-    made = made_by(source, lineno, name.split(".")[0]) if name and "." not in name else None
-    if made:
-        seen += f" It was made by `{made[0]}`" + (
-            ": reduction='none' gives one loss per sample." if re.search(r"reduction\s*=\s*.none.", made[0]) else "."
-        )
-    elif not live:
-        seen = f"{_PASTE}the failing line is `{line[:120]}`; the tensor's shape is not in it." if line else ""
-    x = name or "t"
-    d["seen"] = seen.strip()
-    d["fix"] = (
-        f"Reduce it to the one number you mean first: {x}.mean().item() (the batch's average, what reduction='mean' "
-        f"gives) or {x}.sum().item(); to log every value, {x}.tolist(); and backward() a reduced loss too."
-    )
-    return "item_of_many", d

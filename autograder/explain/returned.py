@@ -12,7 +12,8 @@ from __future__ import annotations
 import ast
 import re
 
-from .api_return import api_unknown, item_of_many
+from .api_passed import item_of_many
+from .api_return import api_unknown
 from .context import _LIBRARY, Context
 from .frame import Seen, assignments, describe, seen
 from .graph_cut import code_only

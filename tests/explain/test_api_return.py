@@ -270,6 +270,17 @@ def _param_group_attribute():
         group.lr = group.lr * 0.5
 
 
+def _optimizer_given_state_dict():
+    model, _ = _net()
+    return torch.optim.Adam(model.state_dict(), lr=1e-3)
+
+
+def _load_state_dict_given_parameters():
+    model, _ = _net()
+    copy = nn.Sequential(nn.Linear(3, 2), nn.Tanh(), nn.Linear(2, 1))
+    copy.load_state_dict(model.parameters())
+
+
 def _zero_grad_then_step():
     model, _ = _net()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -295,6 +306,8 @@ def _float_of_a_batch():
         (_enumerate_three_names, "iterated_items_unpacked", "through enumerate"),
         (_zero_grad_then_step, "api_returned_none", "zero_grad() returns None"),
         (_param_group_attribute, "api_returned_value", "a dict with keys 'params', 'lr'"),
+        (_optimizer_given_state_dict, "api_returned_value", "torch.optim.Adam(model.parameters(), ...)"),
+        (_load_state_dict_given_parameters, "api_returned_value", "target.load_state_dict(model.state_dict())"),
         (_float_of_a_batch, "item_of_many", "per_row is a tensor of shape [4]"),
     ],
 )
@@ -344,6 +357,10 @@ def test_the_variants_fixes_run_and_give_the_right_values():
     torch.testing.assert_close(model[2].bias.detach(), before - 0.05 * 4)  # d(sum of 4 outputs)/d(bias) = 4
     params = list(model.parameters())
     assert len(params) == 4 and params[0] is model[0].weight
+    copy = nn.Sequential(nn.Linear(3, 2), nn.Tanh(), nn.Linear(2, 1))
+    copy.load_state_dict(model.state_dict())
+    torch.testing.assert_close(copy(x), model(x))
+    assert len(torch.optim.Adam(model.parameters(), lr=1e-3).param_groups[0]["params"]) == 4
     assert {name: t.shape for name, t in model.state_dict().items()}["2.bias"] == (1,)
 
 

@@ -1,0 +1,87 @@
+"""What one call's result does where another call takes something else, and a tensor of several values where one number
+is taken: an optimizer given ``model.state_dict()`` (it iterates the names), ``load_state_dict`` given
+``model.parameters()`` (a generator), ``.item()`` or ``float()`` of a per-sample loss. Rules of
+:mod:`autograder.explain.returned` (signature ``rule(d, message, look, where, text, error)``), read from the failing
+line and the frame's objects (a paste: its lines, or the file its traceback names).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .context import Context
+from .frame import Seen
+from .made import code_at, made_by, show, value_of
+from .quoted import PASTE as _PASTE
+
+__all__ = ["item_of_many", "wrong_argument"]
+
+
+# ------------------------------------------------------------------------------- .item() of several values
+def item_of_many(d, message, look: Seen | None, where: Context, text, error):
+    """Which tensor ``.item()``/``float()`` was given, its shape and the statement that made it (a per-sample loss
+    made with reduction='none'). Always returns the kind with its fields filled."""
+    source, lineno, line, live = code_at(look, where, text)
+    call = re.search(r"([A-Za-z_][\w.]*)\.item\(\)|\b(float|int|bool)\(\s*([A-Za-z_][\w.]*)\s*\)", line)
+    name = (call[1] or call[3]) if call else ""
+    d = {**d, "call": f"{name}.item()" if call and call[1] else f"{call[2]}({name})" if call else ".item()"}
+    d["many"] = f"; this one has {d['n']}" if d.get("n") else ""
+    seen = ""
+    if name and live:
+        obj = value_of(name, look.frame)
+        seen = f"Seen in the failing frame: {name} is {show(obj)}."
+    made = made_by(source, lineno, name.split(".")[0]) if name and "." not in name else None
+    if made:
+        seen += f" It was made by `{made[0]}`" + (
+            ": reduction='none' gives one loss per sample." if re.search(r"reduction\s*=\s*.none.", made[0]) else "."
+        )
+    elif not live:
+        seen = f"{_PASTE}the failing line is `{line[:120]}`; the tensor's shape is not in it." if line else ""
+    x = name or "t"
+    d["seen"] = seen.strip()
+    d["fix"] = (
+        f"Reduce it to the one number you mean first: {x}.mean().item() (the batch's average, what reduction='mean' "
+        f"gives) or {x}.sum().item(); to log every value, {x}.tolist(); and backward() a reduced loss too."
+    )
+    return "item_of_many", d
+
+
+# ---------------------------------------------------------------------- one API's result given to another
+# (message, the call the failing line passes, what that call returns, what the receiver takes, the fix)
+_ARGUMENTS = (
+    (
+        r"optimizer can only optimize Tensors, but one of the params is str",
+        r"(?P<recv>[A-Za-z_][\w.]*)\.state_dict\(\)",
+        "state_dict() returns a dict from names to tensors, and an optimizer iterating a dict gets its names (strings)",
+        "the optimizer iterates it",
+        "Give the optimizer the parameters: torch.optim.{optimizer}({recv}.parameters(), ...).",
+    ),
+    (
+        r"Expected state_dict to be dict-like, got <class 'generator'>",
+        r"(?P<recv>[A-Za-z_][\w.]*)\.(?:named_)?parameters\(\)",
+        "parameters() returns a generator of tensors, and load_state_dict takes the dict of names to tensors that "
+        "state_dict() returns",
+        "load_state_dict reads it as a dict",
+        "Load a state dict: target.load_state_dict({recv}.state_dict()) (names and shapes must match).",
+    ),
+)
+
+
+def wrong_argument(d, message, look: Seen | None, where: Context, text, error):
+    for said, passed, returns, use, fix in _ARGUMENTS:
+        if not re.search(said, message):
+            continue
+        _source, _lineno, line, live = code_at(look, where, text)
+        call = re.search(passed, line)
+        if not call:
+            return None
+        optimizer = re.search(r"optim\.(\w+)\(", line)
+        name = call[0]
+        if live:
+            obj = value_of(call["recv"], look.frame)
+            seen = f"Seen in the failing frame: `{line[:120]}` passes {name}, and {call['recv']} is {show(obj)}."
+        else:
+            seen = f"{_PASTE}the failing line `{line[:120]}` passes {name}."
+        fixed = fix.format(recv=call["recv"], optimizer=optimizer[1] if optimizer else "SGD")
+        return "api_returned_value", {**d, "name": name, "returns": returns, "use": use, "seen": seen, "fix": fixed}
+    return None

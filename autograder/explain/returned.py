@@ -156,7 +156,15 @@ def _tuple(d, message, look: Seen | None, where: Context, text, error):
     d = {**d, "use": use}
     if look is not None and look.frame is not None:
         return _tuple_seen(d, m, look, error)
-    if not where.pasted or m["seq"]:  # a list is a sequence too: only the object tells
+    if not where.pasted:
+        return None
+    source, lineno, quoted, _ = code_at(None, where, text)
+    for name in dict.fromkeys(re.findall(r"(?<![\w.])([A-Za-z_]\w*)\b", quoted)):  # any name the file shows made
+        made = made_by(source, lineno, name)  # by autograd.grad: a tuple, even behind an operator
+        if made and re.search(r"autograd\.grad\(|(?<![\w.])grad\(", made[0]):
+            shown = f"Read from {code_origin(where, text)}: {name} was made by `{made[0]}`."
+            return "grad_returns_tuple", {**d, "name": name, "seen": shown}
+    if m["seq"]:  # a list is a sequence too: only the object tells
         return None
     line = _failing_quote(where)
     marked = _caret_segment(text) or line

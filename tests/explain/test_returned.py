@@ -450,3 +450,25 @@ def test_a_paste_whose_file_no_longer_matches_reads_only_its_lines():
     text = "".join(traceback.format_exception(info.value)).replace(__file__, "/nowhere/gone.py")
     e = explain(text)
     assert e.kind == "tuple_as_tensor" and "where g was made is not in it" in e.cause
+
+
+def test_a_pasted_gradient_tuple_behind_an_operator_is_traced_to_autograd_grad():
+    """Is a paste of `w -= lr * g` (g what torch.autograd.grad returned) traced to autograd.grad from the traceback's
+    file, though Python's message (a sequence times a float) names no tuple; and does the unpacked fix run and step
+    by the gradient?"""
+
+    def broken():
+        w = torch.ones(3, requires_grad=True)
+        step_grad = torch.autograd.grad((w**2).sum(), w)
+        with torch.no_grad():
+            w -= 0.1 * step_grad
+
+    with pytest.raises(TypeError) as info:
+        broken()
+    e = explain("".join(traceback.format_exception(info.value)))
+    assert e.kind == "grad_returns_tuple" and "step_grad was made by" in e.cause
+    w = torch.ones(3, requires_grad=True)
+    (step_grad,) = torch.autograd.grad((w**2).sum(), w)
+    with torch.no_grad():
+        w -= 0.1 * step_grad
+    torch.testing.assert_close(w.detach(), torch.full((3,), 0.8))

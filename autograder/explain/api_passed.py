@@ -14,7 +14,7 @@ from .frame import Seen
 from .made import code_at, made_by, show, value_of
 from .quoted import PASTE as _PASTE
 
-__all__ = ["item_of_many", "wrong_argument"]
+__all__ = ["item_of_many", "positional_flag", "wrong_argument"]
 
 
 # ------------------------------------------------------------------------------- .item() of several values
@@ -85,3 +85,32 @@ def wrong_argument(d, message, look: Seen | None, where: Context, text, error):
         fixed = fix.format(recv=call["recv"], optimizer=optimizer[1] if optimizer else "SGD")
         return "api_returned_value", {**d, "name": name, "returns": returns, "use": use, "seen": seen, "fix": fixed}
     return None
+
+
+# ------------------------------------------------------------------------------- loss.backward(True)
+def positional_flag(d, message, look: Seen | None, where: Context, text, error):
+    """``loss.backward(True)`` or ``loss.backward(2.0)``: a bool or a number where backward's gradient goes."""
+    m = re.search(r"'(bool|int|float)' object is not iterable", message)
+    if not m or not where.called(r"_tensor\.py\W+(?:line \d+, in )?backward|autograd[/\\]__init__\.py\W+\S*backward"):
+        return None
+    _source, _lineno, line, live = code_at(look, where, text)
+    call = re.search(r"([A-Za-z_][\w.()\[\]]*?)\.backward\(\s*([^=,()\s]+)\s*[,)]", line)
+    if not call:
+        return None
+    seen = "Seen in the failing frame" if live else f"{_PASTE.rstrip(': ')}"
+    seen += f": the call is `{call[0].rstrip(',)')})`."
+    if m[1] == "bool":
+        fix = f"Name the flag: {call[1]}.backward(retain_graph={call[2]}) (or create_graph=...)."
+    else:
+        fix = (
+            f"For a loss of one element backward() needs no gradient (it starts from 1): {call[1]}.backward(). To "
+            f"scale the gradients, scale the loss: ({call[1]} * {call[2]}).backward()."
+        )
+    return "backward_positional_flag", {
+        **d,
+        "call": f"{call[1]}.backward({call[2]})",
+        "arg": call[2],
+        "type": m[1],
+        "seen": seen,
+        "fix": fix,
+    }

@@ -18,7 +18,7 @@ import re
 import types
 
 from ..kinds.api_return import ATTRIBUTES, RETURNS
-from .api_passed import wrong_argument
+from .api_passed import positional_flag, wrong_argument
 from .context import _LIBRARY, Context
 from .frame import Seen, describe
 from .made import call_of, code_at, code_origin, made_by, show, type_name, value_of
@@ -42,7 +42,15 @@ _FLOAT_NONE = re.compile(r"float\(\) argument must be [\w ]+, not 'NoneType'")
 
 def api_unknown(d, message, look: Seen | None, where: Context, text, error):
     """The first rule that reads the failing line as a training API's return value misused, or None."""
-    for rule in (_closure_none, _attribute_called, _method_value, _unpacked, wrong_argument, _returned):
+    for rule in (
+        _closure_none,
+        _attribute_called,
+        _method_value,
+        _unpacked,
+        wrong_argument,
+        positional_flag,
+        _returned,
+    ):
         try:
             found = rule(d, message, look, where, text, error)
         except Exception:  # noqa: BLE001 -- a rule must never cost the explanation

@@ -74,6 +74,15 @@ KINDS: dict[str, Kind] = {
         "{fix}",
         types=("RuntimeError", "ValueError"),
     ),
+    "backward_positional_flag": Kind(
+        "usage",
+        "",
+        _N1,
+        "`{call}` passes {arg} as backward()'s first positional parameter, which is gradient (the tensor the backward "
+        "pass starts from, one per output), not retain_graph or create_graph: a {type} is not a tensor. {seen}",
+        "{fix}",
+        types=("TypeError",),
+    ),
     "closure_returns_none": Kind(
         "usage",
         "",

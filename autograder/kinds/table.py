@@ -76,7 +76,7 @@ plain          plain Python errors an autograd mistake causes and messages that 
 api return     what a training API returns, misused (:mod:`autograder.kinds.api_return`), read from the failing
                line and the statement that made its names: ``api_returned_none``, ``api_returned_value``,
                ``iterated_items_unpacked``, ``method_not_called``, ``attribute_called``, ``saved_tensors_called``,
-               ``item_of_many``, ``closure_returns_none``
+               ``item_of_many``, ``backward_positional_flag``, ``closure_returns_none``
 python layer   messages of torch's Python modules and warnings of the same chapters
                (:mod:`autograder.kinds.python_layer`, whose catalogue ``python_layer.tsv`` lists every raise and
                warn of those modules with its kind or the reason for none): ``clip_grad_nonfinite``,

@@ -171,6 +171,27 @@ def item_of_many_fixed():
     return torch.tensor(logged), nn.functional.mse_loss(model(x), torch.zeros(4, 1)).detach()
 
 
+def backward_positional_flag():
+    w = torch.ones(3, requires_grad=True)
+    loss = (w * 3).sum()
+    loss.backward(True)
+    loss.backward()
+
+
+def backward_positional_flag_fixed():
+    w = torch.ones(3, requires_grad=True)
+    loss = (w * 3).sum()
+    loss.backward(retain_graph=True)
+    loss.backward()
+    return w.grad, torch.full((3,), 6.0)  # two backwards of d(3w)/dw, accumulated
+
+
+def _backward_scaled_by_a_number():
+    w = torch.ones(3, requires_grad=True)
+    loss = (w * 3).sum()
+    loss.backward(0.5)
+
+
 CASES = {kind: (globals()[kind], globals()[f"{kind}_fixed"]) for kind in API_RETURN}
 
 
@@ -314,6 +335,7 @@ def test_a_variant_pasted_is_read_from_the_file_its_traceback_names(broken):
         (_enumerate_three_names, "iterated_items_unpacked", "through enumerate"),
         (_zero_grad_then_step, "api_returned_none", "zero_grad() returns None"),
         (_param_group_attribute, "api_returned_value", "a dict with keys 'params', 'lr'"),
+        (_backward_scaled_by_a_number, "backward_positional_flag", "(loss * 0.5).backward()"),
         (_optimizer_given_state_dict, "api_returned_value", "torch.optim.Adam(model.parameters(), ...)"),
         (_load_state_dict_given_parameters, "api_returned_value", "target.load_state_dict(model.state_dict())"),
         (_float_of_a_batch, "item_of_many", "per_row is a tensor of shape [4]"),
@@ -369,6 +391,9 @@ def test_the_variants_fixes_run_and_give_the_right_values():
     copy.load_state_dict(model.state_dict())
     torch.testing.assert_close(copy(x), model(x))
     assert len(torch.optim.Adam(model.parameters(), lr=1e-3).param_groups[0]["params"]) == 4
+    w = torch.ones(3, requires_grad=True)
+    ((w * 3).sum() * 0.5).backward()  # a loss scaled instead of a number passed as its gradient
+    torch.testing.assert_close(w.grad, torch.full((3,), 1.5))
     assert {name: t.shape for name, t in model.state_dict().items()}["2.bias"] == (1,)
 
 

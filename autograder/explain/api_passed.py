@@ -14,7 +14,7 @@ from .frame import Seen
 from .made import code_at, made_by, show, value_of
 from .quoted import PASTE as _PASTE
 
-__all__ = ["item_of_many", "positional_flag", "wrong_argument"]
+__all__ = ["duplicate_params", "item_of_many", "positional_flag", "wrong_argument"]
 
 
 # ------------------------------------------------------------------------------- .item() of several values
@@ -114,3 +114,38 @@ def positional_flag(d, message, look: Seen | None, where: Context, text, error):
         "seen": seen,
         "fix": fix,
     }
+
+
+# ------------------------------------------------------------------------------- a tensor twice in a group
+def duplicate_params(d, message, look: Seen | None, where: Context, text, error):
+    """Which tensors a parameter group holds twice: read from add_param_group's frame while the warning is shown
+    (``error`` is then the frame that warned), named by the modules of the learner's frame. Always the kind."""
+    import types as _types
+
+    import torch
+
+    from .context import _LIBRARY
+
+    frame, group, mine = error if isinstance(error, _types.FrameType) else None, None, None
+    while frame is not None:
+        if frame.f_code.co_name == "add_param_group" and group is None:
+            group = frame.f_locals.get("param_group")
+        if mine is None and not _LIBRARY.search(frame.f_code.co_filename):
+            mine = frame
+        frame = frame.f_back
+    seen = ""
+    if isinstance(group, dict) and mine is not None:
+        params, names = list(group.get("params", [])), {}
+        for owner, value in {**mine.f_globals, **mine.f_locals}.items():
+            if isinstance(value, torch.nn.Module) and not owner.startswith("_"):
+                for name, p in value.named_parameters():
+                    names.setdefault(id(p), f"{owner}.{name}")
+        twice = [p for i, p in enumerate(params) if any(p is q for q in params[:i])]
+        which = ", ".join(names.get(id(p), f"a tensor of shape {list(p.shape)}") for p in twice[:6])
+        if twice:
+            seen = (
+                f" Seen in the optimizer's frame: {len(twice)} of its {len(params)} entries repeat a tensor: {which}."
+            )
+    elif where.pasted and where.source.strip():
+        seen = f" {_PASTE}the line is `{where.source.strip().splitlines()[-1].strip()[:120]}`."
+    return "optimizer_duplicate_params", {**d, "seen": seen}

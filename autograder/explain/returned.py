@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .api_passed import item_of_many
+from .api_passed import duplicate_params, item_of_many
 from .api_return import api_unknown
 from .context import _LIBRARY, Context
 from .frame import Seen, assignments, describe, seen
@@ -359,6 +359,7 @@ _RULES = {
     "unknown": _unknown,
     "clip_grad_nonfinite": nonfinite,
     "item_of_many": item_of_many,
+    "optimizer_duplicate_params": duplicate_params,
     # a handle read as a forward hook's return only where the frame does not show it assigned from register_*
     "forward_hook_returned_value": api_unknown,
     # an error on None, read as a .grad until refine sees no .grad on the line

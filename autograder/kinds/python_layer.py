@@ -142,6 +142,18 @@ KINDS: dict[str, Kind] = {
         "For logging, convert a detached tensor: float(t.detach()) or t.item(); inside the loss keep the "
         "tensor (no float(), no math.* on it: use torch.* ops).",
     ),
+    "optimizer_duplicate_params": Kind(
+        "usage",
+        r"optimizer contains a parameter group with duplicate parameters",
+        ("notebooks/02_leaf_tensors.ipynb", "Optimizers take leaves only"),
+        "A parameter group holds the same tensor more than once (a list built from overlapping parts: "
+        "model.parameters() plus a submodule's parameters(), or a tensor listed twice): step() updates it once per "
+        "entry, so it moves that many times as far, its momentum or Adam state applied again.{seen}",
+        "List each parameter once: torch.optim.SGD(model.parameters(), ...); for a part with its own settings, give "
+        "it its own group and leave it out of the other: [{{'params': [p for n, p in model.named_parameters() if "
+        "not n.startswith('head.')]}}, {{'params': model.head.parameters(), 'lr': ...}}].",
+        types=(),
+    ),
     "allreduce_no_autograd": Kind(
         "usage",
         r"an autograd kernel was not registered to the Autograd key",

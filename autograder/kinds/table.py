@@ -84,7 +84,7 @@ python layer   messages of torch's Python modules and warnings of the same chapt
                ``gradcheck_nondeterministic``, ``vmap_output_not_tensor``, ``functional_call_not_dict``,
                ``process_group_env``, ``volatile_removed``, ``typed_storage_deprecated``,
                ``saved_variables_deprecated``, ``scalar_of_requires_grad``, ``allreduce_no_autograd``,
-               ``ddp_grad_strides``
+               ``ddp_grad_strides``, ``optimizer_duplicate_params`` (a warning)
 notebook       ``name_not_defined``: not autograd's, a cell ran before the cell that defines a name;
                ``setup_not_run``: a name the set-up cell defines (torch, nn, ...)
                ``check_helpers_not_run``: a name an exercise's folded check helpers define

@@ -269,9 +269,29 @@ def complex_loss_fixed():
     return x.grad, 2 * abs(1 + 2j) ** 2 * x.detach()
 
 
+def _body_and_head():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(2, 2), nn.Tanh(), nn.Linear(2, 1))
+
+
+def optimizer_duplicate_params():
+    model = _body_and_head()
+    torch.optim.SGD(list(model.parameters()) + list(model[2].parameters()), lr=0.1)
+
+
+def optimizer_duplicate_params_fixed():
+    model = _body_and_head()
+    base = [p for n, p in model.named_parameters() if not n.startswith("2.")]
+    opt = torch.optim.SGD([{"params": base}, {"params": model[2].parameters(), "lr": 0.2}], lr=0.1)
+    before = model[2].bias.detach().clone()
+    model(torch.ones(1, 2)).sum().backward()
+    opt.step()
+    return model[2].bias.detach(), before - 0.2 * model[2].bias.grad  # one step of the head's lr, not two
+
+
 CASES = {kind: (globals()[kind], globals()[f"{kind}_fixed"]) for kind in python_layer.KINDS if kind in globals()}
 WARNINGS = {"loss_broadcast", "volatile_removed", "typed_storage_deprecated", "saved_variables_deprecated"}
-WARNINGS |= {"scalar_of_requires_grad"}
+WARNINGS |= {"scalar_of_requires_grad", "optimizer_duplicate_params"}
 DISTRIBUTED = {"process_group_env", "allreduce_no_autograd", "ddp_grad_strides"}  # in a process of their own
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import keyword
 import re
 import types
 
@@ -86,9 +87,8 @@ def _returned(d, message, look: Seen | None, where: Context, text, error):
             if "." not in name and (type_name(obj) in types_seen or (obj is None and "NoneType" in types_seen)):
                 candidates.append((name, obj))
     else:
-        candidates = [
-            (n, None) for n in dict.fromkeys(re.findall(r"\b([A-Za-z_]\w*)\s*(?:\[|\.\w|\s*[-+*/]|\))", line))
-        ]
+        names = re.findall(r"(?<![\w.])([A-Za-z_]\w*)\b(?!\s*=[^=])", line)  # a bare name read on the line
+        candidates = [(n, None) for n in dict.fromkeys(names) if not keyword.iskeyword(n)]
     for name, obj in candidates:
         made = made_by(source, lineno, name)
         call = call_of(made[1]) if made else None

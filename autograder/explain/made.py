@@ -236,3 +236,23 @@ def per_pass(loop, calls_in_body: list[str], call: str) -> str:
         f"the failing scaler.{call} call is inside the loop `{loop[0]}`, whose body has no scaler.update(), so it runs "
         "once per pass (per micro-batch), not once per update"
     )
+
+
+def per_pass_story(what: str, loop, calls, pasted: bool = False) -> str:
+    """GradScaler's "unscale_() has already been called" or "step() has already been called" (``what``) told as one
+    call site run by each pass of ``loop`` (:func:`loop_around`), where its body (read with ``calls``, the scaler
+    calls of a code) makes that call once and no update(); "" where the code does not show that."""
+    call = (
+        "unscale_" if "unscale_() has already been called" in what else "step" if "step() has already" in what else ""
+    )
+    lead = per_pass(loop, calls(loop[2]) if loop and call else [], call)
+    if not lead:
+        return ""
+    lead += " (read from the code the traceback names)" if pasted else ""
+    if call == "step":
+        return f"step() ran a second time before update(): {lead}. {STEP_PER_PASS}"
+    return (
+        f"unscale_ ran a second time for this optimizer before update(): {lead}: once per optimizer and iteration is "
+        "allowed, since a second one would divide the gradients by the scale again. Move scaler.unscale_(opt) and "
+        "the clipping out of that loop, after it, right before scaler.step(opt)."
+    )

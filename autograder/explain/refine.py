@@ -29,7 +29,7 @@ from ..lessons import COURSE_ROOT
 from .context import _LIBRARY, Context
 from .frame import seen
 from .grad_none import failing_frame, grad_is_none_evidence
-from .made import STEP_PER_PASS, code_at, loop_around, pasted_reset, per_pass
+from .made import code_at, loop_around, pasted_reset, per_pass_story
 from .not_built import not_built_cause
 
 __all__ = ["refine", "setup_names", "check_helper_names"]
@@ -301,8 +301,9 @@ def _scaler_order(kind: str, d: dict, where: Context, callees: list[str] = ()) -
     if kind != "scaler_call_order":
         return d
     what = d.get("what", "")
-    if not calls:
-        story = _SCALER_ORDER_UNSEEN.get(next((m for m in _SCALER_ORDER_UNSEEN if m in what), ""), "")
+    if not calls:  # a paste: its file may still show one call site in a loop
+        story = per_pass_story(what, d.get("loop"), lambda c: _scaler_calls(c, names), pasted=True)
+        story = story or _SCALER_ORDER_UNSEEN.get(next((m for m in _SCALER_ORDER_UNSEEN if m in what), ""), "")
     elif "unscale_() has already been called" in what:
         # each call once: a function's code is also inside the cell that defines it
         texts = [*sources, *callees]
@@ -312,29 +313,15 @@ def _scaler_order(kind: str, d: dict, where: Context, callees: list[str] = ()) -
             if not any(t in u and (t != u or j < i) for j, u in enumerate(texts) if j != i)
         ]
         places = sum(_scaler_calls(t, names).count("unscale_") for t in distinct)
-        loop, rule = (
-            d.get("loop"),
-            (
-                "once per optimizer and iteration is allowed, since a second one would divide the gradients by the "
-                "scale again; scaler.step knows whether it was done."
-            ),
-        )
-        lead = per_pass(loop, _scaler_calls(loop[2], names) if loop else [], "unscale_")
-        story = (
-            f"unscale_ ran a second time for this optimizer before update(): {lead}: {rule} Move scaler.unscale_(opt) "
-            "and the clipping out of that loop, after it, right before scaler.step(opt)."
-            if lead
-            else f"unscale_ ran twice for this optimizer in one iteration (your code calls scaler.unscale_ in {places} "
+        rule = "once per optimizer and iteration is allowed, since a second one would divide the gradients by the scale"
+        story = per_pass_story(what, d.get("loop"), lambda code: _scaler_calls(code, names)) or (
+            f"unscale_ ran twice for this optimizer in one iteration (your code calls scaler.unscale_ in {places} "
             f"place{'s' if places != 1 else ''}"
             + (", and the code around it runs again before update()" if places == 1 else "")
-            + f"): {rule}"
+            + f"): {rule} again; scaler.step knows whether it was done."
         )
-    elif (
-        "step() has already been called" in what
-        and "update" in called
-        and (lead := per_pass(d.get("loop"), _scaler_calls(d["loop"][2], names) if d.get("loop") else [], "step"))
-    ):
-        story = f"step() ran a second time before update(): {lead}. {STEP_PER_PASS}"
+    elif "update" in called and (story := per_pass_story(what, d.get("loop"), lambda c: _scaler_calls(c, names))):
+        pass
     elif "update" not in called:
         story = (
             f"Your code never calls scaler.update() ({', '.join(calls)}), so the next iteration's "
@@ -382,8 +369,9 @@ def _update_without_checks(iteration: list[str], called: set, shown: str) -> str
 # what each order message of GradScaler allows, where the code does not show which it was
 _SCALER_ORDER_UNSEEN = {
     "unscale_() has already been called": (
-        "unscale_ ran twice for this optimizer in one iteration (twice in your code, or by you and by a "
-        "helper that clips): a second one would divide the gradients by the scale again."
+        "unscale_ ran twice for this optimizer in one iteration (two calls in your code, or one call run twice: in a "
+        "loop, or in a function of yours called twice; torch's clip_grad_norm_ never unscales): a second one would "
+        "divide the gradients by the scale again."
     ),
     "unscale_() is being called after step()": (
         "This optimizer's step() ran and no update() came after it: update() is missing at the end of "

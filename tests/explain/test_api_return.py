@@ -293,6 +293,14 @@ def _float_of_a_batch():
     return float(per_row)
 
 
+@pytest.mark.parametrize("broken", [_load_state_dict_assigned, _returned_by_step, _zero_grad_then_step])
+def test_a_variant_pasted_is_read_from_the_file_its_traceback_names(broken):
+    """Is each variant's paste read as its object is (the same kind), the statement that made the name read from the
+    file the traceback names (its name may stand anywhere on the line: called, iterated, read)?"""
+    error = _raised(broken)
+    assert explain("".join(traceback.format_exception(error))).kind == explain(error).kind
+
+
 @pytest.mark.parametrize(
     ("broken", "kind", "words"),
     [

@@ -2,6 +2,8 @@
 update() in that loop) said to run once per pass, with no second caller invented; and does moving it out of the loop
 run and give the gradients of the same steps taken without a scaler?"""
 
+import traceback
+
 import pytest
 import torch
 from torch import nn
@@ -36,6 +38,8 @@ def test_one_call_site_in_a_loop_is_said_to_run_per_pass():
     e = explain(info.value)
     assert e.kind == "scaler_call_order" and "inside the loop `for micro in range(2):`" in e.cause
     assert "once per pass" in e.cause and "helper" not in e.cause
+    pasted = explain("".join(traceback.format_exception(info.value)))
+    assert "inside the loop `for micro in range(2):`" in pasted.cause and "read from the code" in pasted.cause
 
 
 def test_the_unscale_moved_out_of_the_loop_gives_the_plain_gradients():

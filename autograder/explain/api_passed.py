@@ -24,7 +24,14 @@ def item_of_many(d, message, look: Seen | None, where: Context, text, error):
     source, lineno, line, live = code_at(look, where, text)
     call = re.search(r"([A-Za-z_][\w.]*)\.item\(\)|\b(float|int|bool)\(\s*([A-Za-z_][\w.]*)\s*\)", line)
     name = (call[1] or call[3]) if call else ""
-    d = {**d, "call": f"{name}.item()" if call and call[1] else f"{call[2]}({name})" if call else ".item()"}
+    step = re.search(r"([\w.]+)\.step\(\s*(?:closure\s*=\s*)?([A-Za-z_]\w*)\s*\)", line)
+    if call:
+        what = f"{name}.item()" if call[1] else f"{call[2]}({name})"
+    elif step and where.called(r"[/\\]optim[/\\]"):
+        what = f"{step[1]}.step({step[2]}) converts what {step[2]}() returns with float(), which"
+    else:
+        what = "A conversion to one Python number (.item(), float(t), or one inside torch)"
+    d = {**d, "call": what}
     d["many"] = f"; this one has {d['n']}" if d.get("n") else ""
     seen = ""
     if name and live:
@@ -39,6 +46,10 @@ def item_of_many(d, message, look: Seen | None, where: Context, text, error):
         seen = f"{_PASTE}the failing line is `{line[:120]}`; the tensor's shape is not in it." if line else ""
     x = name or "t"
     d["seen"] = seen.strip()
+    if step and not call:
+        d["fix"] = f"Return one number from {step[2]}: the reduced loss (loss.mean() or loss.sum()), and call "
+        d["fix"] += "backward() on that same reduced loss inside it."
+        return "item_of_many", d
     d["fix"] = (
         f"Reduce it to the one number you mean first: {x}.mean().item() (the batch's average, what reduction='mean' "
         f"gives) or {x}.sum().item(); to log every value, {x}.tolist(); and backward() a reduced loss too."

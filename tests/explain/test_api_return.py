@@ -302,6 +302,19 @@ def _load_state_dict_given_parameters():
     copy.load_state_dict(model.parameters())
 
 
+def _closure_returns_a_vector():
+    w = torch.zeros(3, requires_grad=True)
+    opt = torch.optim.LBFGS([w])
+
+    def closure():
+        opt.zero_grad()
+        per_coord = (w - 1) ** 2
+        per_coord.sum().backward()
+        return per_coord
+
+    opt.step(closure)
+
+
 def _zero_grad_then_step():
     model, _ = _net()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -336,6 +349,7 @@ def test_a_variant_pasted_is_read_from_the_file_its_traceback_names(broken):
         (_zero_grad_then_step, "api_returned_none", "zero_grad() returns None"),
         (_param_group_attribute, "api_returned_value", "a dict with keys 'params', 'lr'"),
         (_backward_scaled_by_a_number, "backward_positional_flag", "(loss * 0.5).backward()"),
+        (_closure_returns_a_vector, "item_of_many", "Return one number from closure"),
         (_optimizer_given_state_dict, "api_returned_value", "torch.optim.Adam(model.parameters(), ...)"),
         (_load_state_dict_given_parameters, "api_returned_value", "target.load_state_dict(model.state_dict())"),
         (_float_of_a_batch, "item_of_many", "per_row is a tensor of shape [4]"),
@@ -394,6 +408,17 @@ def test_the_variants_fixes_run_and_give_the_right_values():
     w = torch.ones(3, requires_grad=True)
     ((w * 3).sum() * 0.5).backward()  # a loss scaled instead of a number passed as its gradient
     torch.testing.assert_close(w.grad, torch.full((3,), 1.5))
+    w = torch.zeros(3, requires_grad=True)
+    opt = torch.optim.LBFGS([w])
+
+    def closure():  # the reduced loss returned, and the same one backwarded
+        opt.zero_grad()
+        loss = ((w - 1) ** 2).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    torch.testing.assert_close(w.detach(), torch.ones(3))
     assert {name: t.shape for name, t in model.state_dict().items()}["2.bias"] == (1,)
 
 

@@ -18,6 +18,7 @@ import re
 import types
 
 from ..kinds.api_return import ATTRIBUTES, RETURNS
+from ..kinds.kind import taught
 from .api_passed import positional_flag, wrong_argument
 from .context import _LIBRARY, Context
 from .frame import Seen, describe
@@ -163,9 +164,9 @@ def _own_function(name: str, look: Seen | None):
 
 
 API_LESSONS = {  # where the course teaches what these calls do, nearer than the kind's own section
-    "zero_grad": ("notebooks/04_gradient_accumulation.ipynb", "Resetting"),
-    "step": ("notebooks/02_leaf_tensors.ipynb", "Optimizers take leaves only"),
-    "parameters": ("notebooks/02_leaf_tensors.ipynb", "Optimizers take leaves only"),
+    "zero_grad": taught(4, "Resetting"),
+    "step": taught(2, "Optimizers take leaves only"),
+    "parameters": taught(2, "Optimizers take leaves only"),
 }
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from ..kinds.kind import LESSONS, taught
 from .context import Context
 
 __all__ = ["family_guess"]
@@ -15,7 +16,7 @@ __all__ = ["family_guess"]
 _FAMILIES = (
     (
         r"torch[/\\]utils[/\\]checkpoint\.py",
-        "notebooks/08_checkpointing.ipynb",
+        LESSONS[8],
         "activation checkpointing (torch.utils.checkpoint): its arguments, or a recomputation in backward that "
         "differs from the forward",
         "compare what the checkpointed function does in forward and when it is recomputed (randomness, "
@@ -23,46 +24,46 @@ _FAMILIES = (
     ),
     (
         r"torch[/\\](?:_dynamo|_inductor|_functorch[/\\]_aot_autograd)[/\\]",
-        "notebooks/13_compile.ipynb",
+        LESSONS[13],
         "torch.compile (Dynamo tracing the function, AOTAutograd, a backend)",
         "run the function without torch.compile first; then torch._dynamo.explain(fn)(*args) lists the graph "
         "breaks and their reasons",
     ),
     (
         r"torch[/\\](?:_functorch|func)[/\\]",
-        "notebooks/12_higher_order.ipynb",
+        LESSONS[12],
         "a torch.func transform (vmap, grad, jacrev, functional_call)",
         "check that the function is pure (no in-place change of captured tensors, no .item(), no Python "
         "branch on values) and that the transform's arguments (in_dims, argnums) fit its inputs",
     ),
     (
         r"torch[/\\](?:distributed|nn[/\\]parallel)[/\\]",
-        "notebooks/14_distributed.ipynb",
+        LESSONS[14],
         "torch.distributed or DistributedDataParallel (the process group, a collective, DDP's reducer)",
         "check that every rank joined the same group and runs the same model and the same collectives in the "
         "same order",
     ),
     (
         r"torch[/\\](?:amp|cuda[/\\]amp|cpu[/\\]amp)[/\\]",
-        "notebooks/11_mixed_precision.ipynb",
+        LESSONS[11],
         "mixed precision (autocast or GradScaler)",
         "check the order scale, backward, unscale_, step, update, and the dtypes under autocast",
     ),
     (
         r"torch[/\\]autograd[/\\](?:function|gradcheck)\.py",
-        "notebooks/09_custom_functions.ipynb",
+        LESSONS[9],
         "a custom autograd.Function or gradcheck",
         "check what forward saves and what backward returns: one gradient per input of forward, of its shape",
     ),
     (
         r"torch[/\\]utils[/\\]hooks\.py",
-        "notebooks/10_hooks.ipynb",
+        LESSONS[10],
         "a hook (a module's or a tensor's)",
         "check the hook's arguments and what it returns (None, or a value of the same shape)",
     ),
     (
         r"torch[/\\]optim[/\\]lr_scheduler\.py",
-        ("notebooks/11_mixed_precision.ipynb", "A skipped step"),
+        taught(11, "A skipped step"),
         "a learning-rate scheduler (how it was made on its optimizer, last_epoch, when step() is called), not the "
         "optimizer's update",
         "make the scheduler after the optimizer with last_epoch left at -1 on a fresh run, call scheduler.step() "
@@ -70,14 +71,14 @@ _FAMILIES = (
     ),
     (
         r"torch[/\\]optim[/\\]",
-        ("notebooks/02_leaf_tensors.ipynb", "Optimizers take leaves only"),
+        taught(2, "Optimizers take leaves only"),
         "an optimizer (what it was given, its step or zero_grad)",
         "check what it was given: a list of leaf tensors (model.parameters(), made again for each optimizer: a "
         "generator is used up after one pass), not a module, not empty",
     ),
     (
         r"_engine_run_backward|torch[/\\]autograd[/\\](?:__init__|graph)\.py",
-        "notebooks/03_backward_consumes.ipynb",
+        LESSONS[3],
         "the backward pass (autograd's engine running the graph's nodes)",
         "check the loss's graph: what it saved (retain_graph, in-place changes), and the hooks it runs",
     ),

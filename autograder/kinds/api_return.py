@@ -6,11 +6,11 @@ L-BFGS closure with no ``return``. ``{seen}`` is what the frame (or the paste) s
 
 from __future__ import annotations
 
-from .kind import Kind
+from .kind import Kind, taught
 
-_N1 = "notebooks/01_dynamic_graph.ipynb", "Pitfalls"
-_N2 = "notebooks/02_leaf_tensors.ipynb", "Optimizers take leaves only"
-_N9 = "notebooks/09_custom_functions.ipynb", "Pitfalls"
+_N1 = taught(1, "Pitfalls")
+_N2 = taught(2, "Optimizers take leaves only")
+_N9 = taught(9, "Pitfalls")
 __all__ = ["KINDS", "RETURNS", "ATTRIBUTES"]
 
 _CLOSURE = "https://pytorch.org/docs/stable/optim.html#optimizer-step-closure"

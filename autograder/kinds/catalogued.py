@@ -7,19 +7,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .kind import Kind
+from .kind import Kind, taught
 
-_N = {
-    1: "notebooks/01_dynamic_graph.ipynb",
-    2: "notebooks/02_leaf_tensors.ipynb",
-    4: "notebooks/04_gradient_accumulation.ipynb",
-    6: "notebooks/06_detach_no_grad.ipynb",
-    8: "notebooks/08_checkpointing.ipynb",
-    9: "notebooks/09_custom_functions.ipynb",
-    12: "notebooks/12_higher_order.ipynb",
-    13: "notebooks/13_compile.ipynb",
-    14: "notebooks/14_distributed.ipynb",
-}
 # name: (family, chapter, a word of the lesson's heading, cause, fix, exception types)
 _DEFS = {
     "integer_requires_grad": (
@@ -230,14 +219,14 @@ _DEFS = {
     ),
 }
 KINDS: dict[str, Kind] = {
-    name: Kind(family, "", (_N[chapter], heading), cause, fix, types)
+    name: Kind(family, "", taught(chapter, heading), cause, fix, types)
     for name, (family, chapter, heading, cause, fix, types) in _DEFS.items()
 }
 # Python's own message on None; explain_refine keeps this kind only where the failing line reads a .grad
 KINDS["grad_is_none"] = Kind(
     "not built",
     r"unsupported operand type\(s\) for .*'NoneType'|'NoneType' object has no attribute",
-    (_N[2], "ends up"),
+    taught(2, "ends up"),
     "The failing line reads {what}, and it is None. {why}",
     "{try_this}",
     ("TypeError", "AttributeError"),
@@ -247,7 +236,7 @@ KINDS["grad_is_none"] = Kind(
 KINDS["grad_reset"] = Kind(
     "usage",
     "",
-    (_N[4], "Resetting"),
+    taught(4, "Resetting"),
     "The failing line reads {what}, and it is None. `{reset}` ran before this line with no backward() after "
     "it{checked}. zero_grad() sets .grad to None "
     "(set_to_none=True, the default since PyTorch 2.0): there is no gradient tensor to zero or read until the next "
@@ -260,7 +249,7 @@ KINDS["grad_reset"] = Kind(
 KINDS["grad_none_nonleaf"] = Kind(
     "usage",
     "",
-    (_N[2], "Which tensors"),
+    taught(2, "Which tensors"),
     "The failing line reads {what}, and it is None. {name} is not a leaf (checked on {name} itself: it has "
     "grad_fn={nonleaf}, so it is the result of an operation, e.g. torch.randn(..., requires_grad=True) * 0.01 or "
     "w.to(device)). The graph through it was built, but backward() fills .grad only for leaves, and for a non-leaf "

@@ -3,9 +3,9 @@ Inductor without a compiler (lesson 13)."""
 
 from __future__ import annotations
 
-from .kind import Kind
+from .kind import Kind, taught
 
-_COMPILE = "notebooks/13_compile.ipynb", "Pitfalls"
+_COMPILE = taught(13, "Pitfalls")
 KINDS: dict[str, Kind] = {
     "compile_builtin": Kind(
         "usage",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .kind import Kind
+from .kind import Kind, taught
 
-_DDP = "notebooks/14_distributed.ipynb", "Pitfalls"
+_DDP = taught(14, "Pitfalls")
 KINDS: dict[str, Kind] = {
     "ddp_ready_twice": Kind(
         "usage",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .kind import Kind
+from .kind import LESSONS, Kind
 
-FUNCTIONS = "notebooks/09_custom_functions.ipynb"
+FUNCTIONS = LESSONS[9]
 KINDS: dict[str, Kind] = {
     "custom_function_view_inplace": Kind(
         "changed",

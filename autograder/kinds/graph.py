@@ -4,13 +4,13 @@ autograd calls used the wrong way (backward, grad modes, checkpointing)."""
 from __future__ import annotations
 
 from .functions import FUNCTIONS
-from .kind import MODIFIED_INPLACE, Kind
+from .kind import MODIFIED_INPLACE, Kind, taught
 
-_CHANGED = "notebooks/05_inplace_version_counter.ipynb", "Pitfalls"
-_CONSUMED = "notebooks/03_backward_consumes.ipynb", "Pitfalls"
-_CHECKPOINT = "notebooks/08_checkpointing.ipynb", "Pitfalls"
-PITFALLS_1 = "notebooks/01_dynamic_graph.ipynb", "Pitfalls"
-GRAD_MODES = "notebooks/06_detach_no_grad.ipynb", "Pitfalls"
+_CHANGED = taught(5, "Pitfalls")
+_CONSUMED = taught(3, "Pitfalls")
+_CHECKPOINT = taught(8, "Pitfalls")
+PITFALLS_1 = taught(1, "Pitfalls")
+GRAD_MODES = taught(6, "Pitfalls")
 KINDS: dict[str, Kind] = {
     "not_built": Kind(
         "not built",
@@ -110,7 +110,7 @@ KINDS: dict[str, Kind] = {
     "nonleaf_grad": Kind(
         "usage",
         r"\.grad attribute of a Tensor that is not a leaf Tensor is being accessed",
-        ("notebooks/02_leaf_tensors.ipynb", "warning for a non-leaf"),
+        taught(2, "warning for a non-leaf"),
         "You read .grad of a non-leaf tensor (the result of an operation). backward() fills "
         ".grad only for leaves that require grad, so this .grad is None. A tensor moved or cast "
         "after requires_grad=True (w.to(device), w.double()) is such a non-leaf.",

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from .graph import GRAD_MODES
-from .kind import Kind
+from .kind import Kind, taught
 
-_FUNC = "notebooks/12_higher_order.ipynb", "Pitfalls"
+_FUNC = taught(12, "Pitfalls")
 KINDS: dict[str, Kind] = {
     "vmap_item": Kind(
         "usage",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .kind import Kind
+from .kind import Kind, taught
 
-_HOOKS = "notebooks/10_hooks.ipynb", "Pitfalls"
+_HOOKS = taught(10, "Pitfalls")
 _ANY_ERROR = ("RuntimeError", "TypeError", "ValueError", "KeyError", "IndexError", "AttributeError", "OSError")
 KINDS: dict[str, Kind] = {
     "backward_hook_inplace": Kind(

@@ -6,7 +6,32 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Kind", "MODIFIED_INPLACE", "modified_inplace_message"]
+__all__ = ["Kind", "LESSONS", "taught", "MODIFIED_INPLACE", "modified_inplace_message"]
+
+# The course's lessons by chapter, as a kind's ``lesson`` names them (tests/explain/test_lesson_anchors.py checks
+# this table against notebooks/ and each heading word against its lesson).
+LESSONS = {
+    0: "notebooks/00_start.ipynb",
+    1: "notebooks/01_dynamic_graph.ipynb",
+    2: "notebooks/02_leaf_tensors.ipynb",
+    3: "notebooks/03_backward_consumes.ipynb",
+    4: "notebooks/04_gradient_accumulation.ipynb",
+    5: "notebooks/05_inplace_version_counter.ipynb",
+    6: "notebooks/06_detach_no_grad.ipynb",
+    7: "notebooks/07_graph_memory.ipynb",
+    8: "notebooks/08_checkpointing.ipynb",
+    9: "notebooks/09_custom_functions.ipynb",
+    10: "notebooks/10_hooks.ipynb",
+    11: "notebooks/11_mixed_precision.ipynb",
+    12: "notebooks/12_higher_order.ipynb",
+    13: "notebooks/13_compile.ipynb",
+    14: "notebooks/14_distributed.ipynb",
+}
+
+
+def taught(chapter: int, heading_word: str) -> tuple[str, str]:
+    """Where the course teaches a kind: ``(chapter's lesson, a word of the heading to link to)``."""
+    return LESSONS[chapter], heading_word
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from .kind import Kind
+from .kind import Kind, taught
 
 _SETUP_NAME = Kind(
     "notebook",
     "",
-    ("notebooks/00_start.ipynb", "How to use the course"),
+    taught(0, "How to use the course"),
     "{name} is defined by the notebook's set-up cell (the first code cell, which imports torch and "
     "the course's tools), and that cell has not run since the kernel started.",
     "Run the set-up cell first (the first code cell at the top of the notebook), then the cells "
@@ -20,7 +20,7 @@ KINDS: dict[str, Kind] = {}
 KINDS["name_not_defined"] = Kind(
     "notebook",
     r"name '(?P<name>\w+)' is not defined",
-    ("notebooks/00_start.ipynb", "check an answer"),
+    taught(0, "check an answer"),
     "{name} is not defined in this kernel (yet): the cell that defines it has not run since the kernel "
     "started (a restart forgets every name), or it raised before reaching the line that defines it.",
     "Run the cell that defines {name}, then this cell again: in a lesson, the cells above this one, top "
@@ -34,7 +34,7 @@ KINDS["setup_not_run"] = _SETUP_NAME
 KINDS["check_helpers_not_run"] = Kind(
     "notebook",
     "",
-    ("notebooks/00_start.ipynb", "How to check an answer"),
+    taught(0, "How to check an answer"),
     "{name} is defined by this question's check helpers: the locked cell right above the check cell, "
     "shown folded (a bar with an ellipsis), which has not run since the kernel started.",
     "Run the check helpers (click the folded bar and press Shift-Enter; running the answer cell with "

@@ -9,12 +9,12 @@ the frame (or the paste) showed."""
 
 from __future__ import annotations
 
-from .kind import Kind
+from .kind import Kind, taught
 
-_N2 = "notebooks/02_leaf_tensors.ipynb", "Optimizers take leaves only"
-_N1 = "notebooks/01_dynamic_graph.ipynb", "Pitfalls"
-_N12 = "notebooks/12_higher_order.ipynb", "Pitfalls"
-_N14 = "notebooks/14_distributed.ipynb", "parameters that get no gradient"
+_N2 = taught(2, "Optimizers take leaves only")
+_N1 = taught(1, "Pitfalls")
+_N12 = taught(12, "Pitfalls")
+_N14 = taught(14, "parameters that get no gradient")
 _SOFTMAX = "https://pytorch.org/docs/stable/generated/torch.nn.functional.softmax.html"
 
 KINDS: dict[str, Kind] = {

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from .kind import Kind
+from .kind import Kind, taught
 
 # Chapter 11: mixed precision (autocast, GradScaler).
-_PRECISION = "notebooks/11_mixed_precision.ipynb", "Pitfalls"
+_PRECISION = taught(11, "Pitfalls")
 KINDS: dict[str, Kind] = {
     "autocast_dtype_mismatch": Kind(
         "usage",

@@ -8,17 +8,17 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .kind import Kind
+from .kind import Kind, taught
 
-_N1 = "notebooks/01_dynamic_graph.ipynb", "training step"
-_N6 = "notebooks/06_detach_no_grad.ipynb", "detach()"
-_N7 = "notebooks/07_graph_memory.ipynb", "What a graph saves"
-_N8 = "notebooks/08_checkpointing.ipynb", "Pitfalls"
-_N9 = "notebooks/09_custom_functions.ipynb", "gradcheck"
-_N9_CTX = "notebooks/09_custom_functions.ipynb", "What ctx holds"
-_N11 = "notebooks/11_mixed_precision.ipynb", "before clipping"
-_N12 = "notebooks/12_higher_order.ipynb", "Pitfalls"
-_N14 = "notebooks/14_distributed.ipynb", "Pitfalls"
+_N1 = taught(1, "training step")
+_N6 = taught(6, "detach()")
+_N7 = taught(7, "What a graph saves")
+_N8 = taught(8, "Pitfalls")
+_N9 = taught(9, "gradcheck")
+_N9_CTX = taught(9, "What ctx holds")
+_N11 = taught(11, "before clipping")
+_N12 = taught(12, "Pitfalls")
+_N14 = taught(14, "Pitfalls")
 
 KINDS: dict[str, Kind] = {
     "clip_grad_nonfinite": Kind(
@@ -145,7 +145,7 @@ KINDS: dict[str, Kind] = {
     "optimizer_duplicate_params": Kind(
         "usage",
         r"optimizer contains a parameter group with duplicate parameters",
-        ("notebooks/02_leaf_tensors.ipynb", "Optimizers take leaves only"),
+        taught(2, "Optimizers take leaves only"),
         "A parameter group holds the same tensor more than once (a list built from overlapping parts: "
         "model.parameters() plus a submodule's parameters(), or a tensor listed twice): step() updates it once per "
         "entry, so it moves that many times as far, its momentum or Adam state applied again.{seen}",
@@ -177,7 +177,7 @@ KINDS: dict[str, Kind] = {
     "complex_loss": Kind(
         "usage",
         r"only for real scalar outputs but got (?P<dtype>torch\.complex\w*)",
-        ("notebooks/01_dynamic_graph.ipynb", "Pitfalls"),
+        taught(1, "Pitfalls"),
         "The loss is complex ({dtype}): backward() without a gradient needs a real scalar, since a complex "
         "number is not something to minimise. loss.mean() stays complex (the same error), and "
         "backward(gradient=torch.ones_like(loss)) silently differentiates the real part only.",
@@ -189,7 +189,7 @@ KINDS: dict[str, Kind] = {
     "family_guess": Kind(
         "unknown",
         "",
-        ("notebooks/00_start.ipynb", "Contents"),
+        taught(0, "Contents"),
         "A guess, from where torch raised it ({module}): this message is not one the explainer knows; it comes "
         "from {what}. PyTorch's own words name the problem: \u201c{said}\u201d.",
         "Where to look: {look}. Read PyTorch's message for the argument or the call it names.",

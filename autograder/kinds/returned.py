@@ -7,14 +7,14 @@ fix is never to set ``requires_grad`` on the result. ``{seen}`` is what the fram
 
 from __future__ import annotations
 
-from .kind import Kind
+from .kind import Kind, taught
 
-_N1 = "notebooks/01_dynamic_graph.ipynb", "Pitfalls"
-_N2 = "notebooks/02_leaf_tensors.ipynb", "Optimizers take leaves only"
-_N2_REQ = "notebooks/02_leaf_tensors.ipynb", "requires_grad"
-_N6 = "notebooks/06_detach_no_grad.ipynb", "one tensor cut"
-_N10 = "notebooks/10_hooks.ipynb", "Module hooks"
-_N12 = "notebooks/12_higher_order.ipynb", "gradient penalty"
+_N1 = taught(1, "Pitfalls")
+_N2 = taught(2, "Optimizers take leaves only")
+_N2_REQ = taught(2, "requires_grad")
+_N6 = taught(6, "one tensor cut")
+_N10 = taught(10, "Module hooks")
+_N12 = taught(12, "gradient penalty")
 _SCHEDULERS = "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"
 
 KINDS: dict[str, Kind] = {

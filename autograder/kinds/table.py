@@ -122,7 +122,7 @@ from . import (
     told_apart,
     training,
 )
-from .kind import MODIFIED_INPLACE, Kind, modified_inplace_message
+from .kind import MODIFIED_INPLACE, Kind, modified_inplace_message, taught
 
 __all__ = [
     "Kind",
@@ -162,7 +162,7 @@ KINDS: dict[str, Kind] = {
 UNKNOWN = Kind(
     "unknown",
     "",
-    ("notebooks/00_start.ipynb", "Contents"),
+    taught(0, "Contents"),
     "This message is not one of the autograd errors and warnings this explainer knows.",
     "Read PyTorch's message above; the course's lessons are listed on the start page.",
 )

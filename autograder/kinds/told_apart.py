@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from .functions import FUNCTIONS
 from .graph import PITFALLS_1
-from .kind import Kind
+from .kind import Kind, taught
 
-_SECOND = "notebooks/12_higher_order.ipynb", "create_graph=True"
+_SECOND = taught(12, "create_graph=True")
 KINDS: dict[str, Kind] = {
     "second_derivative_no_create_graph": Kind(
         "not built",

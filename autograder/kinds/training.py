@@ -7,15 +7,15 @@ name for the object."""
 
 from __future__ import annotations
 
-from .kind import Kind
+from .kind import Kind, taught
 
-_N1 = "notebooks/01_dynamic_graph.ipynb", "training step"
-_N2 = "notebooks/02_leaf_tensors.ipynb", "Optimizers take leaves only"
-_N6 = "notebooks/06_detach_no_grad.ipynb", "record nothing"
-_N10 = "notebooks/10_hooks.ipynb", "Module hooks"
-_N13 = "notebooks/13_compile.ipynb", "Pitfalls"
-_N14 = "notebooks/14_distributed.ipynb", "Pitfalls"
-_N3 = "notebooks/03_backward_consumes.ipynb", "Pitfalls"
+_N1 = taught(1, "training step")
+_N2 = taught(2, "Optimizers take leaves only")
+_N6 = taught(6, "record nothing")
+_N10 = taught(10, "Module hooks")
+_N13 = taught(13, "Pitfalls")
+_N14 = taught(14, "Pitfalls")
+_N3 = taught(3, "Pitfalls")
 
 KINDS: dict[str, Kind] = {
     "backward_on_container": Kind(

@@ -7,6 +7,7 @@ import pytest
 
 from autograder.explain.api_return import API_LESSONS
 from autograder.explain.guess import _FAMILIES
+from autograder.kinds.kind import LESSONS
 from autograder.kinds.table import KINDS, UNKNOWN
 from autograder.lessons import COURSE_ROOT, heading_ids, lesson
 
@@ -40,3 +41,10 @@ def test_each_linked_anchor_is_a_heading_of_its_lesson(link):
     notebook, _, anchor = link.partition("#")
     assert (COURSE_ROOT / notebook).is_file(), link
     assert anchor in heading_ids(COURSE_ROOT / notebook), (link, [k for k, v in LINKS.items() if v == link])
+
+
+def test_the_kinds_table_of_lessons_is_the_lessons_folder():
+    """Does ``kinds.kind.LESSONS``, from which every kind and family guess names its lesson, hold each lesson of
+    notebooks/ under its chapter number, and nothing else?"""
+    on_disk = {int(p.name[:2]): f"notebooks/{p.name}" for p in COURSE_ROOT.glob("notebooks/[0-9][0-9]_*.ipynb")}
+    assert LESSONS == on_disk

@@ -57,6 +57,9 @@ _PATTERNS = {kind: re.compile(k.pattern, re.IGNORECASE) for kind, k in KINDS.ite
 def _values(kind: str, d: dict, text: str) -> dict:
     """The fields of ``kind``'s cause and fix templates, from the ``details`` ``d`` of the match."""
     d, op = dict(d), d.get("op", "an operation")
+    if kind == "second_derivative_no_create_graph":  # the not-built message names the output; a penalty says more
+        d.setdefault("which", f" (element {d.get('index', '?')} of the outputs)")
+        d.setdefault("penalty", "")
     if kind == "modified_inplace":
         shape = "[" + d["shape"] + "]" if "shape" in d else None
         # an optimizer is named where the frames bind one (or were not read), hedged where a paste shows none

@@ -198,6 +198,12 @@ def pasted_reset(what: str, where: Context, text: str) -> dict:
     source, lineno, _, _ = code_at(None, where, text)
     if not source:
         return {}
+    from .unrun import bare_backward_evidence, bare_in_traceback
+
+    name = what.removesuffix(".grad")
+    bare = bare_in_traceback(None, name, text) or bare_backward_evidence(source, lineno, name, "in the pasted lines")
+    if bare:
+        return bare
     lines = source.splitlines()[: lineno - 1]
     start = max((i for i, x in enumerate(lines) if re.match(r"\s*(?:async\s+)?def ", x)), default=-1) + 1
     found = None

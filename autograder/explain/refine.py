@@ -31,6 +31,7 @@ from .frame import seen
 from .grad_none import failing_frame, grad_is_none_evidence
 from .made import code_at, loop_around, pasted_reset, per_pass_story
 from .not_built import not_built_cause
+from .unrun import bare_in_traceback
 
 __all__ = ["refine", "setup_names", "check_helper_names"]
 
@@ -134,7 +135,9 @@ def _refine(kind, d, text, where, error):
         if not read:
             return "unknown", {}
         what = read.group(0).lstrip("[")  # [p.grad for p in ...]: the name, not the comprehension's bracket
-        evidence = grad_is_none_evidence(what, failing_frame(error))
+        evidence = bare_in_traceback(error, what.removesuffix(".grad")) or grad_is_none_evidence(
+            what, failing_frame(error)
+        )
         evidence = {**evidence, **(pasted_reset(what, where, text) if where.pasted else {})}
         told = "grad_reset" if "reset" in evidence else "grad_none_nonleaf" if "nonleaf" in evidence else kind
         return told, {**d, "what": what, **evidence}

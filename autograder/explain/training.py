@@ -17,6 +17,7 @@ from .consumed import consumed_case
 from .context import _LIBRARY, Context
 from .frame import Seen, describe, seen
 from .quoted import library_local
+from .unrun import penalty_case
 
 __all__ = ["training_kind"]
 
@@ -56,6 +57,9 @@ def training_kind(kind: str, details: dict, text: str, where: Context, error) ->
         if kind != "unknown" and kind not in _ENRICHED:
             return kind, details
         look = seen(error) if isinstance(error, BaseException) else None
+        found = penalty_case(details, look, where, text) if kind == "consumed" else None
+        if found:
+            return found
         quoted = where.source if where.pasted else ""
         for rule in _RULES:
             found = rule(kind, dict(details), _last_message(text), look, quoted, text, error)

@@ -12,9 +12,9 @@ KINDS: dict[str, Kind] = {
         "not built",
         "",
         _SECOND,
-        "You differentiate a gradient a second time (element {index} of the outputs), and the "
+        "You differentiate a gradient a second time{which}, and the "
         "first torch.autograd.grad (or backward) ran without create_graph=True: its result is a "
-        "constant for autograd, with no grad_fn.",
+        "constant for autograd, with no grad_fn.{penalty}",
         "Pass create_graph=True to the first torch.autograd.grad (a gradient penalty, a "
         "Hessian-vector product): (g,) = torch.autograd.grad(loss, x, create_graph=True).",
     ),

@@ -22,9 +22,14 @@ def failing_frame(error):
     return tb.tb_frame
 
 
-def _resolve(dotted: str, frame):
+_MISSING = object()
+
+
+def _resolve(dotted: str, frame, static: bool = True):
     """The object a dotted name (``W``, ``model.proj.weight``) is bound to in ``frame``: looked up
-    with getattr only (no call, no indexing), None when any part is missing or ``frame`` is None."""
+    with attribute reads only (no call, no indexing), None when any part is missing or ``frame`` is None.
+    ``static``: each attribute read without running a property where it can be (``inspect.getattr_static``);
+    else as the code would read it (a method bound, a property's value)."""
     if frame is None or not re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", dotted):
         return None
     first, *rest = dotted.split(".")
@@ -33,14 +38,22 @@ def _resolve(dotted: str, frame):
         return None
     obj = scope[first]
     for part in rest:
-        try:
-            obj = inspect.getattr_static(obj, part)
-        except AttributeError:
-            try:
-                obj = getattr(obj, part)  # nn.Module's parameters live in _parameters, reached by __getattr__
-            except Exception:  # noqa: BLE001
-                return None
+        obj = _attribute(obj, part, static)
+        if obj is _MISSING:
+            return None
     return obj
+
+
+def _attribute(obj, part: str, static: bool):
+    if static:
+        try:
+            return inspect.getattr_static(obj, part)
+        except AttributeError:
+            pass  # nn.Module's parameters live in _parameters, reached by __getattr__
+    try:
+        return getattr(obj, part)
+    except Exception:  # noqa: BLE001 -- a missing attribute (or a property that raises): nothing to show
+        return _MISSING
 
 
 def _parameter_name(tensor, frame) -> str:

@@ -12,6 +12,7 @@ import re
 
 from .context import _LIBRARY, Context
 from .frame import Seen, describe
+from .grad_none import _resolve
 from .quoted import failing_quote as _failing_quote
 
 __all__ = [
@@ -136,19 +137,7 @@ def call_of(value):
 
 def value_of(dotted: str, frame):
     """The object ``dotted`` names in ``frame``, a method bound as the code would see it (attribute reads only)."""
-    if frame is None or not re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", dotted):
-        return None
-    first, *rest = dotted.split(".")
-    scope = {**frame.f_globals, **frame.f_locals}
-    if first not in scope:
-        return None
-    obj = scope[first]
-    for part in rest:
-        try:
-            obj = getattr(obj, part)
-        except Exception:  # noqa: BLE001 -- a missing attribute (or a property that raises): nothing to show
-            return None
-    return obj
+    return _resolve(dotted, frame, static=False)
 
 
 def show(obj) -> str:
